@@ -1,0 +1,18 @@
+"""Schedulers by name: ``available()`` lists them, ``create(name, **params)`` builds one."""
+
+from compass.schedulers.base import Move, Placement, Scheduler, greedy_gang
+from compass.schedulers.registry import available, create, register, scheduler_class
+
+# Importing the modules registers their schedulers.
+from compass.schedulers import first_fit, gfs  # noqa: E402,F401  isort: skip
+
+__all__ = [
+    "Move",
+    "Placement",
+    "Scheduler",
+    "available",
+    "create",
+    "greedy_gang",
+    "register",
+    "scheduler_class",
+]

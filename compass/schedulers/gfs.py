@@ -1,0 +1,43 @@
+"""GFS: best-fit placement as the paper describes it (section 5.4; baselines.md section 1).
+
+Source: Xu-Sheng-lin/GFS-asplos-26, ``policy/placer/consolidate.py``
+(``ConsolidatePlacement.gpu_select``): among nodes with f_n >= g take the one with the
+smallest f_n, the first in node order on ties, instance by instance. No migration, no
+workload knowledge; spot quotas, preemption and GFS's forecaster are not modelled.
+"""
+
+from __future__ import annotations
+
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.schedulers.base import Placement, Scheduler
+from compass.schedulers.registry import register
+
+
+def best_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | None:
+    """Best-fit nodes for w instances of g GPUs: argmin (f_n, n) per instance.
+
+    Placing on the best node (free f) leaves it with f - g < f free and no node has free in
+    [g, f), so it stays the best while f - g >= g: best-fit of identical instances fills the
+    nodes in (free, index) order, each taking floor(f / g). O(G + k log N) for k nodes.
+    """
+    if state.instance_capacity(g) < w:
+        return None
+    nodes: list[int] = []
+    for f, n in state.iter_nodes_by_free(g):
+        take = min(f // g, w - len(nodes))
+        nodes.extend([n] * take)
+        if len(nodes) == w:
+            return tuple(nodes)
+    raise AssertionError("instance_capacity and the free-GPU buckets disagree")
+
+
+@register
+class GFS(Scheduler):
+    """Best-fit (GFS): the node that leaves the fewest free GPUs, lowest index on ties."""
+
+    name = "gfs"
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
+        return None if nodes is None else Placement(job.job_id, nodes)
