@@ -120,6 +120,10 @@ class ClusterState:
     def is_running(self, job_id: int) -> bool:
         return job_id in self._jobs
 
+    @property
+    def running_job_count(self) -> int:
+        return len(self._jobs)
+
     def running_jobs(self) -> Iterator[int]:
         """Ids of running jobs in start order."""
         return iter(self._jobs)

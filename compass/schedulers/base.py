@@ -7,6 +7,7 @@ the state, validating every decision first (docs/simulator.md). The hooks:
 * ``on_departure(job, state, now)`` after the job's instances were released: migrations;
 * ``on_arrival(job, state, now)`` when a job joins the queue: migrations (usually none);
 * ``on_timer(state, now)`` every ``timer_period`` seconds if the scheduler declares one;
+* ``check(state)`` after every instant when the simulator runs with ``debug_checks``;
 * the admission pass after the events of an instant: ``admission_order`` gives the order in
   which queued jobs are offered and whether the first refusal blocks the rest (head-of-line
   blocking, the default), and ``place(job, state, now)`` answers each offer with a full
@@ -73,6 +74,9 @@ class Scheduler(ABC):
     ) -> tuple[Sequence[Job], bool]:
         """Jobs to offer, in order, and whether a refusal stops the pass (HOL blocking)."""
         return queue, True
+
+    def check(self, state: ClusterState) -> None:
+        """Raise if the scheduler's own bookkeeping disagrees with ``state`` (debug mode)."""
 
     @abstractmethod
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:

@@ -1,0 +1,73 @@
+"""``compass.simulate``: one call from a trace and a scheduler name to metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from compass import metrics
+from compass.model import G_DEFAULT
+from compass.schedulers import Scheduler, create
+from compass.simulator import PauseRule, SimulationConfig, Simulator
+from compass.traces import jobs_from_frame, read_trace, validate_trace
+
+
+@dataclass
+class SimulationResult:
+    """Per-job table, timeline, migration log, headline summary and the run's metadata."""
+
+    jobs: pd.DataFrame
+    timeline: pd.DataFrame
+    migrations: pd.DataFrame
+    summary: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def simulate(
+    trace: pd.DataFrame | str | Path,
+    scheduler: str | Scheduler = "gfs",
+    *,
+    nodes: int,
+    gpus_per_node: int = G_DEFAULT,
+    migration_cost: float = 8.0,
+    seed: int = 0,
+    scheduler_params: dict[str, Any] | None = None,
+    pause_rule: PauseRule = "per-event",
+    debug_checks: bool = False,
+    progress: bool = False,
+) -> SimulationResult:
+    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes."""
+    if isinstance(trace, (str, Path)):
+        frame = read_trace(trace, gpus_per_node=gpus_per_node)
+        label = str(trace)
+    else:
+        frame = validate_trace(trace, gpus_per_node=gpus_per_node)
+        label = "<DataFrame>"
+    if isinstance(scheduler, str):
+        policy = create(scheduler, seed=seed, **(scheduler_params or {}))
+    else:
+        if scheduler_params:
+            raise ValueError("scheduler_params apply only when scheduler is given by name")
+        policy = scheduler
+    config = SimulationConfig(
+        nodes=nodes, gpus_per_node=gpus_per_node, migration_cost=migration_cost,
+        pause_rule=pause_rule, debug_checks=debug_checks, progress=progress,
+    )
+    records = Simulator(jobs_from_frame(frame), policy, config).run()
+    sources = sorted(frame["source"].astype(str).unique()) if "source" in frame else []
+    metadata = {
+        "scheduler": policy.name,
+        "scheduler_params": policy.params(),
+        "nodes": nodes,
+        "gpus_per_node": gpus_per_node,
+        "migration_cost": migration_cost,
+        "pause_rule": pause_rule,
+        "seed": seed,
+        "trace": label,
+        "trace_source": ",".join(sources) if sources else "unspecified",
+    }
+    summary = {**metrics.summarize(records.jobs, records.timeline), **metadata}
+    return SimulationResult(records.jobs, records.timeline, records.migrations, summary, metadata)

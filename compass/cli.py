@@ -1,0 +1,136 @@
+"""The ``compass`` command: simulate a trace, compute SIF for a demand vector, run the demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from compass.api import simulate
+from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
+from compass.schedulers import available
+from compass.traces import TraceError, demo_trace
+
+DEMO_TRACE = "demo"
+
+
+def _trace_arg(value: str) -> pd.DataFrame | Path:
+    return demo_trace() if value == DEMO_TRACE else Path(value)
+
+
+def _write_result(result, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    result.jobs.to_csv(out / "jobs.csv", index=False)
+    result.timeline.to_csv(out / "timeline.csv", index=False)
+    result.migrations.to_csv(out / "migrations.csv", index=False)
+    summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
+               for k, v in result.summary.items()}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    result = simulate(
+        _trace_arg(args.trace), args.scheduler, nodes=args.nodes,
+        migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
+        progress=not args.quiet,
+    )
+    _write_result(result, Path(args.out))
+    s = result.summary
+    print(f"{s['scheduler']}: AFR={s['afr']:.4f} AJCT={s['ajct']:.1f}s AGU={s['agu']:.4f} "
+          f"migrations={s['migrations']} -> {args.out}")
+    return 0
+
+
+def _parse_counts(items: Sequence[str]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for item in items:
+        try:
+            g, n = (int(x) for x in item.split("=", 1))
+        except ValueError:
+            raise SystemExit(f"compass sif: expected SIZE=COUNT (e.g. 8=2), got {item!r}") from None
+        counts[g] = counts.get(g, 0) + n
+    return counts
+
+
+def cmd_sif(args: argparse.Namespace) -> int:
+    counts = _parse_counts(args.counts)
+    phi = inherent_partial_nodes(counts, nodes=args.nodes)
+    print(f"instances: {dict(sorted(counts.items()))}")
+    print(f"Phi* (minimum partial nodes): {phi}")
+    print(f"WCC holds: {wcc_holds(counts)}")
+    print("witness packing:")
+    for k, bin_ in enumerate(witness_packing(counts, nodes=args.nodes)):
+        print(f"  node {k}: {list(bin_)} ({sum(bin_)} GPUs)")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Every registered scheduler on the built-in SYNTHETIC demo workload."""
+    trace = demo_trace(num_jobs=args.jobs, seed=args.seed)
+    out = Path(args.out)
+    rows = []
+    for name in args.schedulers or available():
+        result = simulate(trace, name, nodes=args.nodes, seed=args.seed,
+                          migration_cost=args.migration_cost, progress=not args.quiet)
+        _write_result(result, out / name)
+        rows.append({k: result.summary[k] for k in
+                     ("scheduler", "afr", "ajct", "agu", "migrations", "max_partial_nodes")})
+    table = pd.DataFrame(rows)
+    table.to_csv(out / "summary.csv", index=False)
+    print(f"Demo workload (SYNTHETIC, {args.jobs} jobs, seed {args.seed}) on {args.nodes} nodes:")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"results in {out}/")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="compass", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("simulate", help="replay a canonical trace under one scheduler")
+    s.add_argument("--trace", required=True, help=f"canonical CSV, or '{DEMO_TRACE}'")
+    s.add_argument("--scheduler", default="gfs", choices=available())
+    s.add_argument("--nodes", type=int, required=True)
+    s.add_argument("--out", required=True, help="output folder")
+    s.add_argument("--migration-cost", type=float, default=8.0, help="c in seconds")
+    s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"])
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_simulate)
+
+    f = sub.add_parser("sif", help="Phi*, the WCC and a witness packing for SIZE=COUNT pairs")
+    f.add_argument("counts", nargs="+", metavar="SIZE=COUNT")
+    f.add_argument("--nodes", type=int, default=None, help="bound the number of nodes")
+    f.set_defaults(func=cmd_sif)
+
+    d = sub.add_parser("demo", help="all schedulers on the built-in synthetic workload")
+    d.add_argument("--out", default="results/demo")
+    d.add_argument("--nodes", type=int, default=16)
+    d.add_argument("--jobs", type=int, default=400)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--migration-cost", type=float, default=8.0)
+    d.add_argument("--schedulers", nargs="*", choices=available())
+    d.add_argument("--quiet", action="store_true")
+    d.set_defaults(func=cmd_demo)
+
+    sub.add_parser("schedulers", help="list registered schedulers").set_defaults(
+        func=lambda a: print("\n".join(available())) or 0)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except TraceError as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

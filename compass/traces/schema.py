@@ -1,0 +1,125 @@
+"""The canonical trace schema (ARCHITECTURE.md) and its validation.
+
+One row per job: ``job_id``, ``submit_time`` (s), ``duration`` (s of pure run time, > 0),
+``num_instances`` (w >= 1), ``gpus_per_instance`` (g in 1..G). Rows are sorted by
+(submit_time, job_id), which is also the FIFO order. Bad input raises ``TraceError``
+naming the source, the row and the column; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from compass.model import G_DEFAULT, Job
+
+CANONICAL_COLUMNS = ("job_id", "submit_time", "duration", "num_instances", "gpus_per_instance")
+_INTEGER_COLUMNS = ("job_id", "num_instances", "gpus_per_instance")
+
+
+@dataclass
+class TraceError(ValueError):
+    """Invalid trace input, located by source, data row (1-based) and column."""
+
+    source: str
+    problem: str
+    row: int | None = None
+    column: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = [self.source]
+        if self.row is not None:
+            where.append(f"row {self.row}" + (f" (line {self.line})" if self.line else ""))
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        return ", ".join(where) + f": {self.problem}"
+
+
+def validate_trace(
+    frame: pd.DataFrame,
+    source: str = "<DataFrame>",
+    gpus_per_node: int = G_DEFAULT,
+    header_lines: int | None = None,
+) -> pd.DataFrame:
+    """Check ``frame`` against the canonical schema; return a typed copy.
+
+    ``header_lines`` (for files) lets errors also name the file's line number.
+    """
+    missing = [c for c in CANONICAL_COLUMNS if c not in frame.columns]
+    if missing:
+        raise TraceError(source, f"missing column(s) {missing}; found {list(frame.columns)}",
+                         column=missing[0])
+    out = frame.reset_index(drop=True).copy()
+
+    def fail(i: int, column: str, problem: str) -> TraceError:
+        line = i + 1 + header_lines if header_lines is not None else None
+        return TraceError(source, problem, row=i + 1, column=column, line=line)
+
+    for col in CANONICAL_COLUMNS:
+        raw = out[col]
+        num = pd.to_numeric(raw, errors="coerce")
+        bad = np.flatnonzero(num.isna().to_numpy() | ~np.isfinite(num.to_numpy(dtype=float)))
+        if bad.size:
+            i = int(bad[0])
+            value = raw.iloc[i]
+            problem = "missing value" if pd.isna(value) else f"non-numeric value {value!r}"
+            raise fail(i, col, problem)
+        if col in _INTEGER_COLUMNS:
+            values = num.to_numpy(dtype=float)
+            frac = np.flatnonzero(values != np.round(values))
+            if frac.size:
+                i = int(frac[0])
+                raise fail(i, col, f"expected a whole number, got {raw.iloc[i]!r}")
+            out[col] = values.astype(np.int64)
+        else:
+            out[col] = num.astype(np.float64)
+
+    _check_range(out, "duration", out["duration"] <= 0, "must be > 0", fail)
+    _check_range(out, "num_instances", out["num_instances"] < 1, "must be >= 1", fail)
+    _check_range(
+        out, "gpus_per_instance",
+        (out["gpus_per_instance"] < 1) | (out["gpus_per_instance"] > gpus_per_node),
+        f"must be in 1..{gpus_per_node} (GPUs per node)", fail,
+    )
+    dup = np.flatnonzero(out["job_id"].duplicated().to_numpy())
+    if dup.size:
+        i = int(dup[0])
+        raise fail(i, "job_id", f"duplicate job_id {out['job_id'].iloc[i]}")
+    t = out["submit_time"].to_numpy()
+    ids = out["job_id"].to_numpy()
+    later = (t[1:] > t[:-1]) | ((t[1:] == t[:-1]) & (ids[1:] > ids[:-1]))
+    unsorted = np.flatnonzero(~later)
+    if unsorted.size:
+        i = int(unsorted[0]) + 1
+        col = "submit_time" if t[i] < t[i - 1] else "job_id"
+        raise fail(i, col, "rows must be sorted by (submit_time, job_id)")
+    return out
+
+
+def _check_range(out: pd.DataFrame, column: str, mask: pd.Series, problem: str, fail) -> None:
+    bad = np.flatnonzero(mask.to_numpy())
+    if bad.size:
+        i = int(bad[0])
+        raise fail(i, column, f"{problem}, got {out[column].iloc[i]!r}")
+
+
+def read_trace(path: str | Path, gpus_per_node: int = G_DEFAULT) -> pd.DataFrame:
+    """Read and validate a canonical-schema CSV file."""
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=True)
+    except FileNotFoundError:
+        raise TraceError(str(path), "file not found") from None
+    except pd.errors.EmptyDataError:
+        raise TraceError(str(path), "file is empty") from None
+    return validate_trace(frame, source=str(path), gpus_per_node=gpus_per_node, header_lines=1)
+
+
+def jobs_from_frame(frame: pd.DataFrame) -> list[Job]:
+    """``Job`` records of a validated canonical frame, in FIFO order."""
+    cols = [frame[c].tolist() for c in CANONICAL_COLUMNS]
+    return [Job(int(j), float(s), float(d), int(w), int(g)) for j, s, d, w, g in zip(*cols)]

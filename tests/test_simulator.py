@@ -1,0 +1,223 @@
+"""Simulator semantics: event order, migration pauses, validation, determinism, invariants."""
+
+import math
+
+import hypothesis.strategies as st
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+
+import compass
+from compass.metrics import interval_lengths
+from compass.schedulers import Move, Placement, Scheduler, available, create
+from compass.schedulers.gfs import GFS
+from compass.simulator import SchedulerError, SimulationError
+
+
+def trace(*rows):
+    """Rows of (job_id, submit, duration, w, g)."""
+    return pd.DataFrame(rows, columns=["job_id", "submit_time", "duration", "num_instances",
+                                       "gpus_per_instance"])
+
+
+class Logging(GFS):
+    """Best-fit that logs every hook call, with a timer."""
+
+    name = "logging"
+    timer_period = 10.0
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.log = []
+
+    def on_departure(self, job, state, now):
+        self.log.append(("departure", now, job.job_id))
+        return ()
+
+    def on_arrival(self, job, state, now):
+        self.log.append(("arrival", now, job.job_id))
+        return ()
+
+    def on_timer(self, state, now):
+        self.log.append(("timer", now))
+        return ()
+
+    def place(self, job, state, now):
+        self.log.append(("place", now, job.job_id))
+        return super().place(job, state, now)
+
+
+def test_equal_time_order_departures_timer_arrivals_pass():
+    s = Logging()
+    compass.simulate(trace((0, 0, 10, 1, 8), (1, 10, 5, 1, 8)), s, nodes=1)
+    at10 = [e for e in s.log if e[1] == 10]
+    assert at10 == [("departure", 10, 0), ("timer", 10), ("arrival", 10, 1), ("place", 10, 1)]
+    # timers stop once the work is done
+    assert max(e[1] for e in s.log if e[0] == "timer") <= 20
+
+
+class MoveAt(GFS):
+    """Best-fit plus scripted moves at timer instants: {time: [Move, ...]}."""
+
+    name = "move-at"
+
+    def __init__(self, script, period=5.0, **kw):
+        super().__init__(**kw)
+        self.script = script
+        self.timer_period = period
+
+    def on_timer(self, state, now):
+        return self.script.get(now, ())
+
+
+@pytest.mark.parametrize("rule, pause", [("per-event", 8.0), ("per-migration", 16.0)])
+def test_migration_pause_holds_gpus_and_delays_departure(rule, pause):
+    # job 0: two 1-GPU instances on node 0; both move to node 1 at t=5
+    script = {5.0: [Move((0, 0), 1), Move((0, 1), 1)]}
+    r = compass.simulate(trace((0, 0, 10, 2, 1)), MoveAt(script), nodes=2, pause_rule=rule)
+    job = r.jobs.iloc[0]
+    assert job["end_time"] == 10 + pause and job["pause_time"] == pause
+    assert job["migrations"] == 1 and job["instance_moves"] == 2
+    assert r.summary["migrations"] == 1
+    tl = r.timeline.set_index("time")
+    assert tl.loc[10.0, "used_gpus"] == 2  # still held during the pause
+    assert list(r.migrations["src"]) == [0, 0] and list(r.migrations["dst"]) == [1, 1]
+
+
+def test_moves_at_two_instants_stack_pauses():
+    script = {5.0: [Move((0, 0), 1)], 10.0: [Move((0, 0), 0)]}
+    r = compass.simulate(trace((0, 0, 10, 1, 1)), MoveAt(script), nodes=2, migration_cost=3)
+    assert r.jobs.iloc[0]["end_time"] == 16 and r.jobs.iloc[0]["migrations"] == 2
+
+
+class PlaceThenMove(GFS):
+    name = "place-then-move"
+
+    def place(self, job, state, now):
+        p = super().place(job, state, now)
+        if p is None:
+            return None
+        dst = 1 - p.nodes[0]
+        return Placement(job.job_id, p.nodes, (Move((job.job_id, 0), dst),))
+
+
+def test_moving_a_job_started_in_the_same_instant_is_free():
+    r = compass.simulate(trace((0, 0, 10, 1, 2)), PlaceThenMove(), nodes=2)
+    assert r.jobs.iloc[0]["end_time"] == 10 and r.jobs.iloc[0]["migrations"] == 0
+    assert list(r.migrations["charged"]) == [False]
+
+
+class Bad(Scheduler):
+    name = "bad"
+
+    def __init__(self, answer, **kw):
+        super().__init__(**kw)
+        self.answer = answer
+
+    def place(self, job, state, now):
+        return self.answer(job, state)
+
+
+@pytest.mark.parametrize(
+    "answer, match",
+    [
+        (lambda j, s: Placement(j.job_id, (0, 0)), "2 nodes"),
+        (lambda j, s: Placement(j.job_id, (5,)), "not in 0..1"),
+        (lambda j, s: Placement(99, (0,)), "returned"),
+        (lambda j, s: Placement(j.job_id, (0,), (Move((42, 0), 1),)), "not running"),
+    ],
+)
+def test_invalid_decisions_raise_naming_the_scheduler(answer, match):
+    with pytest.raises(SchedulerError, match=rf"^bad: .*{match}"):
+        compass.simulate(trace((0, 0, 10, 1, 4)), Bad(answer), nodes=2)
+
+
+def test_over_commit_is_refused():
+    t = trace((0, 0, 10, 1, 8), (1, 1, 10, 1, 8))
+    with pytest.raises(SchedulerError, match="over-commit"):
+        compass.simulate(t, Bad(lambda j, s: Placement(j.job_id, (0,))), nodes=2)
+
+
+def test_job_larger_than_cluster_is_rejected_up_front():
+    with pytest.raises(SimulationError, match="job 0 .*cannot fit an empty cluster of 2 nodes"):
+        compass.simulate(trace((0, 0, 10, 3, 8)), "gfs", nodes=2)
+
+
+def test_scheduler_that_never_places_is_reported():
+    with pytest.raises(SimulationError, match="cannot place job 0"):
+        compass.simulate(trace((0, 0, 10, 1, 1)), Bad(lambda j, s: None), nodes=2)
+
+
+# ------------------------------------------------------------------ properties
+job_rows = st.lists(
+    st.tuples(
+        st.integers(0, 40),  # inter-arrival gap
+        st.integers(1, 60),  # duration
+        st.integers(1, 4),  # w
+        st.sampled_from([1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 8]),  # g
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+def random_trace(rows, nodes):
+    t, out = 0, []
+    for k, (gap, dur, w, g) in enumerate(rows):
+        t += gap
+        out.append((k, float(t), float(dur), min(w, nodes * (8 // g)), g))
+    return trace(*out)
+
+
+def check_run_invariants(tr, r, nodes):
+    jobs = r.jobs
+    assert len(jobs) == len(tr)
+    assert jobs["end_time"].notna().all(), "every job completes"
+    assert (jobs["start_time"] >= jobs["submit_time"]).all()
+    assert np.allclose(jobs["end_time"] - jobs["start_time"], jobs["duration"] + jobs["pause_time"])
+    tl = r.timeline
+    assert (tl["sif"] >= 0).all() and (tl["phi_star"] <= tl["partial_nodes"]).all()
+    assert (tl["used_gpus"] <= nodes * 8).all()
+    assert tl["used_gpus"].iloc[-1] == 0 and tl["queue_len"].iloc[-1] == 0
+    # GPU-seconds conserved: the integral of allocated GPUs equals each job's held time
+    held = float(np.dot(tl["used_gpus"], interval_lengths(tl)))
+    gpus = jobs["num_instances"] * jobs["gpus_per_instance"]
+    assert held == pytest.approx(float((gpus * (jobs["end_time"] - jobs["start_time"])).sum()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=job_rows, nodes=st.integers(1, 5), scheduler=st.sampled_from(available()))
+def test_every_scheduler_keeps_the_invariants(rows, nodes, scheduler):
+    tr = random_trace(rows, nodes)
+    r = compass.simulate(tr, scheduler, nodes=nodes, debug_checks=True)
+    check_run_invariants(tr, r, nodes)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=job_rows, nodes=st.integers(1, 5))
+def test_fifo_head_of_line_starts_jobs_in_submit_order(rows, nodes):
+    tr = random_trace(rows, nodes)
+    for name in ("gfs", "first-fit"):
+        starts = compass.simulate(tr, name, nodes=nodes).jobs["start_time"].to_numpy()
+        assert (np.diff(starts) >= 0).all()
+
+
+@pytest.mark.parametrize("scheduler", available())
+def test_same_inputs_give_identical_outputs(scheduler):
+    tr = compass.traces.demo_trace(num_jobs=120, seed=1)
+    a = compass.simulate(tr, scheduler, nodes=8, seed=3)
+    b = compass.simulate(tr, scheduler, nodes=8, seed=3)
+    assert a.jobs.equals(b.jobs) and a.timeline.equals(b.timeline)
+    assert a.migrations.equals(b.migrations)
+    assert {k: v for k, v in a.summary.items() if not (isinstance(v, float) and math.isnan(v))} == \
+        {k: v for k, v in b.summary.items() if not (isinstance(v, float) and math.isnan(v))}
+
+
+def test_runs_do_not_share_state():
+    s = create("gfs")
+    tr = compass.traces.demo_trace(num_jobs=60, seed=2)
+    first = compass.simulate(tr, s, nodes=6)
+    second = compass.simulate(tr, s, nodes=6)
+    assert first.jobs.equals(second.jobs)
+
