@@ -71,7 +71,7 @@ def cmd_sif(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Every registered scheduler on the built-in SYNTHETIC demo workload."""
-    trace = demo_trace(num_jobs=args.jobs, seed=args.seed)
+    trace = demo_trace(num_jobs=args.jobs, seed=args.seed, max_instances=min(8, args.nodes))
     out = Path(args.out)
     rows = []
     for name in args.schedulers or available():

@@ -17,7 +17,7 @@ DEMO_SIZE_SHARES = {1: 0.55, 2: 0.07, 4: 0.08, 8: 0.26, 3: 0.01, 5: 0.01, 6: 0.0
 def demo_trace(
     num_jobs: int = 400,
     seed: int = 0,
-    mean_interarrival: float = 150.0,
+    mean_interarrival: float = 220.0,
     median_duration: float = 1800.0,
     max_instances: int = 8,
 ) -> pd.DataFrame:
