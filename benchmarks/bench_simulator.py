@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pandas as pd
-
 from benchmarks_common import instance_events, steady_stream
+
 from compass.schedulers import create
 from compass.simulator import SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, validate_trace

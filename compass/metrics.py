@@ -25,7 +25,9 @@ def peak_mask(timeline: pd.DataFrame) -> np.ndarray:
     return timeline["queue_len"].to_numpy() > 0
 
 
-def time_weighted_mean(timeline: pd.DataFrame, column: str, mask: np.ndarray | None = None) -> float:
+def time_weighted_mean(
+    timeline: pd.DataFrame, column: str, mask: np.ndarray | None = None
+) -> float:
     """Exact time average of a step-function column over the masked intervals (NaN if empty)."""
     dt = interval_lengths(timeline)
     if mask is not None:

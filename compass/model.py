@@ -7,7 +7,7 @@ single node (node locality) and all instances start together (gang scheduling).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 #: GPUs per node (the 8-GPU baseboard of section 2.2); a parameter everywhere.
 G_DEFAULT = 8
@@ -21,7 +21,7 @@ FF_SIZES = frozenset({2, 4, 8})
 FUF_SIZES = frozenset({3, 5, 6, 7})
 
 
-class DemandClass(str, Enum):
+class DemandClass(StrEnum):
     """Per-instance demand class of section 4.1 (I_=1, I_FF, I_FUF)."""
 
     ONE = "1-GPU"

@@ -114,6 +114,7 @@ class Simulator:
         self._timeline: list[tuple] = []
         self._migration_log: list[tuple] = []
         self._done = 0
+        self._phi_cache: dict[tuple[int, ...], tuple[int, bool | None]] = {}
 
     # ----------------------------------------------------------------- public
     def run(self) -> SimulationRecords:
@@ -129,7 +130,8 @@ class Simulator:
                 t = min(
                     self._departures[0][0] if self._departures else math.inf,
                     next_timer,
-                    arrivals[next_arrival].submit_time if next_arrival < len(arrivals) else math.inf,
+                    arrivals[next_arrival].submit_time
+                    if next_arrival < len(arrivals) else math.inf,
                 )
                 if t == math.inf:
                     break
@@ -160,7 +162,9 @@ class Simulator:
                     )
                 if next_arrival == len(arrivals) and not self._departures:
                     next_timer = math.inf
-        return SimulationRecords(self._jobs_frame(), self._timeline_frame(), self._migrations_frame())
+        return SimulationRecords(
+            self._jobs_frame(), self._timeline_frame(), self._migrations_frame()
+        )
 
     # ---------------------------------------------------------------- events
     def _process_departures(self, instant: _Instant) -> None:
@@ -274,7 +278,13 @@ class Simulator:
     def _record(self, t: float) -> None:
         s = self.state
         counts = s.counts
-        phi = inherent_partial_nodes(counts, nodes=s.nodes, gpus_per_node=s.gpus_per_node)
+        cached = self._phi_cache.get(counts)
+        if cached is None:
+            G = s.gpus_per_node
+            cached = (inherent_partial_nodes(counts, nodes=s.nodes, gpus_per_node=G),
+                      wcc_holds(counts) if G == G_DEFAULT else None)
+            self._phi_cache[counts] = cached
+        phi, wcc = cached
         partial = s.partial_nodes
         if partial < phi:
             raise SimulationError(
@@ -283,8 +293,7 @@ class Simulator:
         head = self._queue[0].total_gpus if self._queue else 0
         self._timeline.append((
             t, partial, phi, (partial - phi) / s.nodes, s.used_gpus, s.used_gpus / s.total_gpus,
-            s.empty_nodes, len(self._queue), head, s.running_job_count,
-            wcc_holds(counts) if s.gpus_per_node == G_DEFAULT else None,
+            s.empty_nodes, len(self._queue), head, s.running_job_count, wcc,
         ))
 
     def _timeline_frame(self) -> pd.DataFrame:

@@ -28,7 +28,8 @@ def scheduler_class(name: str) -> type[Scheduler]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown scheduler {name!r}; available: {', '.join(available())}") from None
+        known = ", ".join(available())
+        raise ValueError(f"unknown scheduler {name!r}; available: {known}") from None
 
 
 def create(name: str, **params: Any) -> Scheduler:

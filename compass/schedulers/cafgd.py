@@ -1,0 +1,321 @@
+"""CAFGD: lifecycle-aware FGD plus a wait-for-peak hold (Lao et al., ICDCS'25; paper s. 5.4).
+
+Spec: docs/baselines.md and baselines.md s. 3. Sources: montaguelhz/CAFGD
+``pkg/simulator/plugin/cafgd_score.go`` (best-fit until the predictor is ready, then the FGD
+score under the predicted distribution; ``NormalizeScore`` keeps the best score, smallest
+node name on ties), ``pkg/type/predict.go`` (``NewPredictPod``, ``Add``, ``genTopK``,
+``GetPM2``, ``getTimeWeight``), ``pkg/simulator/simulator.go`` (windows 400 / 10 000,
+water 0.95) and ``pkg/simulator/plugin/sim_time.go`` (run time taken as known).
+
+Rule: each instance of job j goes to argmin (dF_m(f_n, g), n) with m = m(tau_j) =
+w(tau_j) P_L + (1 - w(tau_j)) P_S, where P_L is the top-K mix of the last B arrived instances,
+P_S the recency-weighted mix of the last S (last 50 if tau_j < 500 s) and w the lifecycle
+weight of the job's run time tau_j. Until S instances have arrived: best-fit.
+
+Assumptions ([A]):
+* the predictor is fed at job arrival with the job's w_j instances (the source feeds each
+  pod just before scheduling it and has no queue); count ties in the top-K go to the smaller
+  size;
+* w(tau) is clamped to [0, 1] (the source reaches 1.5 just below 500 000 s:
+  ``clamp_lifecycle_weight=False``); P_S uses the real ramp (the source's integer division
+  flattens it: ``integer_ramp=True``); exact dF unless ``quantize_scores=True``;
+* wait-for-peak (named in the paper, absent from the public code): when the job offered at
+  the head of the queue fits now with total gradient dF_J > 0, release the running jobs that
+  end in (t, t + H] tentatively, in end-time order (jobs ending together at once); at the
+  first end time t' where the job would fit with dF_J' < dF_J, hold it (and, by
+  head-of-line blocking, the queue) until t'; each job is held at most once; ``hold_window``
+  H = 300 s, 0 disables it. No hold during warm-up. dF_J is the exact gradient sum also
+  when node choice uses quantised scores;
+* end times are start + run time: CAFGD never migrates, so migration pauses never shift
+  them and every t' is a departure instant of the simulator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import groupby, islice
+from operator import itemgetter
+from typing import Any
+
+from sortedcontainers import SortedList
+
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.schedulers.base import Move, NodeKey, Placement, Scheduler
+from compass.schedulers.fragmentation_gradient import (
+    FragmentationGradient,
+    SlidingHistogram,
+    blend,
+    gradient_gang,
+    typical_sizes,
+)
+from compass.schedulers.gfs import best_fit_gang
+from compass.schedulers.registry import register
+
+#: Run times below this get lifecycle weight 0 and the short P_S window (``predict.go``).
+SHORT_LIFE_S = 500.0
+#: Run time at which the lifecycle weight reaches 1 (log-linear from SHORT_LIFE_S).
+FULL_LIFE_S = 50_000.0
+#: Above this run time the source sets the weight to 1 (it is 1.5 just below).
+SOURCE_CLAMP_S = 500_000.0
+#: Short window for jobs with tau < SHORT_LIFE_S (``GetPM2``: last 50 entries).
+SHORT_LIFE_WINDOW = 50
+#: A tentative release must lower dF_J by more than this to trigger a hold.
+HOLD_TOLERANCE = 1e-9
+
+
+def lifecycle_weight(tau: float, clamp: bool = True) -> float:
+    """w(tau) = (log10 tau - log10 500) / (log10 50 000 - log10 500), 0 below 500 s.
+
+    ``clamp``: limit to [0, 1] (default, [A]); otherwise the source's ``getTimeWeight``
+    (unclamped up to 500 000 s, then 1).
+    """
+    if tau < SHORT_LIFE_S:
+        return 0.0
+    if not clamp and tau > SOURCE_CLAMP_S:
+        return 1.0
+    w = (math.log10(tau) - math.log10(SHORT_LIFE_S)) / (
+        math.log10(FULL_LIFE_S) - math.log10(SHORT_LIFE_S))
+    return min(w, 1.0) if clamp else w
+
+
+def recency_mix(window: SlidingHistogram, integer_ramp: bool = False) -> dict[int, float]:
+    """P_S: the window's sizes weighted by recency (``GetPM2``), in O(G).
+
+    Entry i (0 = oldest) of L gets (1.5 - (L - i) / L) / L, a ramp from 0.5/L to ~1.5/L whose
+    sum is 1 - 1/(2L); per size s with c_s entries at positions summing to I_s the mass is
+    (0.5 c_s + I_s / L) / L. ``integer_ramp``: (L - i) / L in integer division as the source
+    evaluates it, i.e. 0.5/L for the oldest entry and 1.5/L for the others.
+    """
+    L = len(window)
+    if integer_ramp:
+        mix = {s: 1.5 * c / L for s, c in window.counts.items()}
+        mix[window.entries[0]] -= 1.0 / L
+        return mix
+    first = window.first_index
+    return {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
+            for s, c in window.counts.items()}
+
+
+@dataclass
+class SizePredictor:
+    """CAFGD's online size predictor over arrived instances (``predict.go``, spec s. 3)."""
+
+    short_window: int = 400
+    long_window: int = 10_000
+    water: float = 0.95
+    integer_ramp: bool = False
+    long_term: dict[int, float] = field(init=False, default_factory=dict)
+    _long: SlidingHistogram = field(init=False)
+    _short: SlidingHistogram = field(init=False)
+    _short_life: SlidingHistogram = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.short_window <= self.long_window or not 0 < self.water <= 1:
+            raise ValueError("need 1 <= short_window <= long_window and 0 < water <= 1")
+        self._long = SlidingHistogram(self.long_window)
+        self._short = SlidingHistogram(self.short_window)
+        self._short_life = SlidingHistogram(min(SHORT_LIFE_WINDOW, self.short_window))
+
+    @property
+    def arrived(self) -> int:
+        """Instances fed so far."""
+        return self._long.added
+
+    @property
+    def ready(self) -> bool:
+        """Warm-up is over once S instances have arrived (``IsReady``)."""
+        return self.arrived >= self.short_window
+
+    def add(self, size: int, count: int = 1) -> None:
+        """Feed ``count`` arrived instances of ``size`` GPUs, one at a time (``Add``)."""
+        for _ in range(count):
+            self._long.add(size)
+            self._short.add(size)
+            self._short_life.add(size)
+            if self._top_k_due():
+                self.long_term = typical_sizes(self._long.counts, self.water)
+
+    def _top_k_due(self) -> bool:
+        """P_L is rebuilt every S arrivals up to B arrivals, then every B."""
+        if self.arrived > self.long_window:
+            return self.arrived % self.long_window == 0
+        return self.arrived % self.short_window == 0
+
+    def short_term(self, short_life: bool) -> dict[int, float]:
+        """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
+        return recency_mix(self._short_life if short_life else self._short, self.integer_ramp)
+
+
+@register
+class CAFGD(Scheduler):
+    """FGD under a per-job predicted mix m(tau_j), best-fit warm-up, wait-for-peak hold."""
+
+    name = "cafgd"
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        short_window: int = 400,
+        long_window: int = 10_000,
+        water: float = 0.95,
+        hold_window: float = 300.0,
+        quantize_scores: bool = False,
+        integer_ramp: bool = False,
+        clamp_lifecycle_weight: bool = True,
+    ) -> None:
+        super().__init__(seed=seed)
+        if hold_window < 0:
+            raise ValueError(f"hold_window must be >= 0, got {hold_window}")
+        self.short_window = short_window
+        self.long_window = long_window
+        self.water = water
+        self.hold_window = hold_window
+        self.quantize_scores = quantize_scores
+        self.integer_ramp = integer_ramp
+        self.clamp_lifecycle_weight = clamp_lifecycle_weight
+        self.predictor = self._new_predictor()
+        self._gradients: dict[tuple[float, bool], FragmentationGradient] = {}
+        self._ends: SortedList = SortedList()
+        self._end_of: dict[int, float] = {}
+        self._hold_until: dict[int, float] = {}
+
+    def params(self) -> dict[str, Any]:
+        return {
+            **super().params(),
+            "short_window": self.short_window,
+            "long_window": self.long_window,
+            "water": self.water,
+            "hold_window": self.hold_window,
+            "quantize_scores": self.quantize_scores,
+            "integer_ramp": self.integer_ramp,
+            "clamp_lifecycle_weight": self.clamp_lifecycle_weight,
+            "distribution_source": "online: instances fed at arrival; P_L top-K of the last "
+            f"{self.long_window}, P_S recency-weighted last {self.short_window}",
+            "long_term_distribution": dict(self.predictor.long_term),
+        }
+
+    def _new_predictor(self) -> SizePredictor:
+        return SizePredictor(self.short_window, self.long_window, self.water, self.integer_ramp)
+
+    def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
+        """Forget everything learned in a previous run."""
+        self.predictor = self._new_predictor()
+        self._gradients.clear()
+        self._ends.clear()
+        self._end_of.clear()
+        self._hold_until.clear()
+
+    def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        self.predictor.add(job.gpus_per_instance, job.num_instances)
+        self._gradients.clear()
+        return ()
+
+    def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        self._ends.remove((self._end_of.pop(job.job_id), job.job_id))
+        return ()
+
+    def check(self, state: ClusterState) -> None:
+        running = set(state.running_jobs())
+        if set(self._end_of) != running:
+            raise AssertionError(f"cafgd tracks {sorted(self._end_of)}, running {sorted(running)}")
+
+    def distribution(self, tau: float) -> dict[int, float]:
+        """m(tau) = w(tau) P_L + (1 - w(tau)) P_S (spec s. 3)."""
+        return blend(self.predictor.long_term, self.predictor.short_term(tau < SHORT_LIFE_S),
+                     lifecycle_weight(tau, self.clamp_lifecycle_weight))
+
+    def gradient(self, tau: float, gpus_per_node: int) -> FragmentationGradient:
+        """dF tables under m(tau), cached until the next arrival."""
+        key = (lifecycle_weight(tau, self.clamp_lifecycle_weight), tau < SHORT_LIFE_S)
+        if key not in self._gradients:
+            self._gradients[key] = FragmentationGradient.of(self.distribution(tau), gpus_per_node)
+        return self._gradients[key]
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        if not self.predictor.ready:
+            nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
+            return None if nodes is None else self._start(job, nodes, now)
+        held_until = self._hold_until.get(job.job_id)
+        if held_until is not None and now < held_until:
+            return None
+        gradient = self.gradient(job.duration, state.gpus_per_node)
+        key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
+        placed = gradient_gang(state, job, gradient, key)
+        if placed is None:
+            return None
+        nodes, delta = placed
+        if held_until is None and delta > 0 and self.hold_window > 0:
+            until = self.first_better_release(job, state, now, gradient, key, delta)
+            if until is not None:
+                self._hold_until[job.job_id] = until
+                return None
+        return self._start(job, nodes, now)
+
+    def _start(self, job: Job, nodes: tuple[int, ...], now: float) -> Placement:
+        """Record the job's known end time (start + run time) and admit it."""
+        end = now + job.duration
+        self._end_of[job.job_id] = end
+        self._ends.add((end, job.job_id))
+        self._hold_until.pop(job.job_id, None)
+        return Placement(job.job_id, nodes)
+
+    def first_better_release(
+        self, job: Job, state: ClusterState, now: float, gradient: FragmentationGradient,
+        key: NodeKey, delta: float,
+    ) -> float | None:
+        """First end time t' in (now, now + H] after which the job's dF_J' < dF_J, or None.
+
+        Jobs ending together are released together. The releases are replayed on views of
+        1, 2, 4, ... end-time groups, so the cost follows the groups up to t' (amortised).
+        """
+        ending = self._ends.irange((now, math.inf), (now + self.hold_window, math.inf))
+        groups = [(end, [j for _, j in group]) for end, group in groupby(ending, itemgetter(0))]
+        done = 0
+        while done < len(groups):
+            upto = min(len(groups), max(1, 2 * done))
+            view = released_view(state, [j for _, ids in groups[:upto] for j in ids],
+                                 job.gpus_per_instance, job.num_instances)
+            for i, (end, ids) in enumerate(groups[:upto]):
+                for j in ids:
+                    view.release_job(j)
+                if i >= done:
+                    placed = gradient_gang(view, job, gradient, key)
+                    if placed is not None and placed[1] < delta - HOLD_TOLERANCE:
+                        return end
+            done = upto
+        return None
+
+
+def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> ClusterState:
+    """A small copy of ``state`` that decides greedy placement of w g-GPU instances exactly,
+    before and after releasing any of the running ``jobs`` (non-empty) from it.
+
+    Greedy rules see a node only through (free, index) and take at most w nodes from any
+    free-count bucket, so the nodes of ``jobs`` plus the w lowest other nodes of each bucket
+    f >= g suffice. They are renumbered in index order; ``jobs`` keep their ids and the rest
+    of each node's load becomes one filler job. O(G (w + |hosts|) log) instead of O(N).
+    """
+    G = state.gpus_per_node
+    sizes = {j: state.size_of(state.job_instances(j)[0]) for j in jobs}
+    hosts = {n for j in jobs for n in state.job_nodes(j)}
+    keep = set(hosts)
+    for f in range(g, G + 1):
+        others = (n for n in state.nodes_with_free(f) if n not in hosts)
+        keep.update(islice(others, w))
+    index = {n: i for i, n in enumerate(sorted(keep))}
+    filler = {n: G - state.free(n) for n in index}
+    for j in jobs:
+        for n in state.job_nodes(j):
+            filler[n] -= sizes[j]
+    first_filler_id = max(jobs) + 1
+    view = ClusterState(len(index), G)
+    for n, used in filler.items():
+        if used:
+            view.place_job(first_filler_id + index[n], used, [index[n]])
+    for j in jobs:
+        view.place_job(j, sizes[j], [index[n] for n in state.job_nodes(j)])
+    return view

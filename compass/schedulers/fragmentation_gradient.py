@@ -1,0 +1,189 @@
+"""FGD's fragmentation measure in whole-GPU form and its size distributions (baselines.md s. 0).
+
+Shared by ``fgd``, ``cafgd`` and ``mcg``. For a distribution p over instance sizes s in 1..G
+(its mass may differ from 1, as in CAFGD):
+
+    F_p(f) = f * sum_{s > f} p_s              expected free GPUs a random instance cannot use
+    dF_p(f, g) = F_p(f - g) - F_p(f)          gradient of placing a g-GPU instance on f free
+
+Source: hkust-adsl/kubernetes-scheduler-simulator ``pkg/utils/frag.go``
+(``NodeGpuShareFragAmount``, ``GetTypicalPods``): with whole GPUs a GPU is either fully free
+or fully used, so FGD's "partially used GPU" term vanishes and CPU terms drop. Node rules
+only see a node through (f_n, n), so the gradient is a (G+1) x (G+1) table and node choice
+goes through ``greedy_gang`` over the free-GPU buckets, O(G log N) per instance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.schedulers.base import NodeKey, greedy_gang
+
+#: A size distribution: instance size g -> weight (mass 1 except CAFGD's blended m(tau)).
+SizeDistribution = Mapping[int, float]
+
+#: Gradients are rounded to this many decimals so that mathematically equal values tie
+#: exactly and fall to the deterministic node-index rule [A] (float noise is not a score).
+GRADIENT_DECIMALS = 12
+
+
+def checked_distribution(p: SizeDistribution, gpus_per_node: int) -> dict[int, float]:
+    """A copy of an injected distribution; sizes must lie in 1..G and weights be >= 0."""
+    bad = {s: v for s, v in p.items() if not 1 <= int(s) <= gpus_per_node or v < 0}
+    if bad:
+        raise ValueError(f"invalid size distribution entries {bad} for G={gpus_per_node}")
+    return {int(s): float(p[s]) for s in sorted(p, key=int)}
+
+
+def instance_histogram(jobs: Iterable[Job]) -> Counter[int]:
+    """Instances per size: a job adds w_j counts to size g_j (spec s. 2, per-instance count)."""
+    counts: Counter[int] = Counter()
+    for job in jobs:
+        counts[job.gpus_per_instance] += job.num_instances
+    return counts
+
+
+def normalized(counts: Mapping[int, float]) -> dict[int, float]:
+    """``counts`` scaled to mass 1, keys ascending (empty stays empty)."""
+    total = sum(counts.values())
+    return {s: counts[s] / total for s in sorted(counts) if counts[s]} if total else {}
+
+
+def typical_sizes(counts: Mapping[int, float], share: float, step: int = 1) -> dict[int, float]:
+    """FGD's "typical pods" (``GetTypicalPods``), also CAFGD's top-K (``genTopK``).
+
+    Sizes by descending count (ties: smaller size first [A]; the sources iterate a Go map),
+    taken ``step`` at a time until their cumulative count reaches ``share`` of the total;
+    the kept sizes are renormalised to 1 and the others dropped.
+    """
+    ranked = sorted((s for s in counts if counts[s] > 0), key=lambda s: (-counts[s], s))
+    target = share * sum(counts[s] for s in ranked)
+    kept = 0
+    covered = 0.0
+    while kept < len(ranked) and covered < target:
+        for s in ranked[kept:kept + step]:
+            covered += counts[s]
+        kept += step
+    return normalized({s: counts[s] for s in ranked[:kept]})
+
+
+def blend(a: SizeDistribution, b: SizeDistribution, weight: float) -> dict[int, float]:
+    """weight * a + (1 - weight) * b without zero entries (CAFGD's m(tau), MCG's p)."""
+    mixed = {s: weight * a.get(s, 0.0) + (1.0 - weight) * b.get(s, 0.0)
+             for s in sorted(set(a) | set(b))}
+    return {s: v for s, v in mixed.items() if v}
+
+
+def quantized_score(delta: float) -> int:
+    """The FGD/CAFGD plugin score int(100 * sigmoid(-dF)), dF in GPUs (``fgd_score.go``)."""
+    return int(100.0 / (1.0 + math.exp(delta)))
+
+
+@dataclass(frozen=True)
+class FragmentationGradient:
+    """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
+
+    distribution: dict[int, float]
+    gpus_per_node: int
+    frag: tuple[float, ...]
+    _rows: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, distribution: SizeDistribution, gpus_per_node: int) -> FragmentationGradient:
+        """F_p(f) = f * sum_{s > f} p_s for f in 0..G: O(G)."""
+        G = gpus_per_node
+        frag = [0.0] * (G + 1)
+        above = 0.0
+        for f in range(G, -1, -1):
+            frag[f] = f * above
+            above += distribution.get(f, 0.0)
+        return cls(dict(distribution), G, tuple(frag))
+
+    def delta(self, g: int) -> tuple[float, ...]:
+        """dF_p(f, g) for f in 0..G (inf where f < g), computed once per g: O(G)."""
+        row = self._rows.get(g)
+        if row is None:
+            frag = self.frag
+            row = tuple(round(frag[f - g] - frag[f], GRADIENT_DECIMALS) if f >= g else math.inf
+                        for f in range(self.gpus_per_node + 1))
+            self._rows[g] = row
+        return row
+
+    def node_key(self, g: int, quantize: bool = False) -> NodeKey:
+        """FGD's node rule for g-GPU instances: min (dF, n), or max (score, then min n)."""
+        row = self.delta(g)
+        if quantize:
+            scores = [-quantized_score(d) for d in row]
+            return lambda f, n: (scores[f], n)
+        return lambda f, n: (row[f], n)
+
+    def placement_gradient(self, state: ClusterState, g: int, nodes: Iterable[int]) -> float:
+        """Sum of dF over a gang's instances placed in order on ``nodes`` (spec s. 3, dF_J)."""
+        row = self.delta(g)
+        free: dict[int, int] = {}
+        total = 0.0
+        for n in nodes:
+            f = free.get(n, state.free(n))
+            total += row[f]
+            free[n] = f - g
+        return total
+
+
+def gradient_gang(
+    state: ClusterState, job: Job, gradient: FragmentationGradient, key: NodeKey
+) -> tuple[tuple[int, ...], float] | None:
+    """Greedy gang placement by ``key`` and its total gradient dF_J, or None if it does not fit."""
+    nodes = greedy_gang(state, job, key)
+    if nodes is None:
+        return None
+    return nodes, gradient.placement_gradient(state, job.gpus_per_instance, nodes)
+
+
+@dataclass
+class SlidingHistogram:
+    """The last ``size`` arrived instance sizes, oldest first, with per-size counts and sums
+    of arrival indexes (entry k of the run has index k), so position-weighted mixes are O(G).
+    """
+
+    size: int
+    entries: deque[int] = field(init=False)
+    counts: Counter[int] = field(init=False)
+    index_sums: Counter[int] = field(init=False)
+    added: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        if self.size < 1:
+            raise ValueError(f"window size must be >= 1, got {self.size}")
+        self.entries = deque(maxlen=self.size)
+        self.counts = Counter()
+        self.index_sums = Counter()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def first_index(self) -> int:
+        """Arrival index of the oldest entry in the window."""
+        return self.added - len(self.entries)
+
+    def add(self, value: int) -> None:
+        """Append one instance size, evicting the oldest when the window is full."""
+        if len(self.entries) == self.size:
+            old = self.entries[0]
+            self.counts[old] -= 1
+            self.index_sums[old] -= self.first_index
+            if not self.counts[old]:
+                del self.counts[old], self.index_sums[old]
+        self.entries.append(value)
+        self.counts[value] += 1
+        self.index_sums[value] += self.added
+        self.added += 1
+
+    def distribution(self) -> dict[int, float]:
+        """Plain size shares over the window."""
+        return normalized(self.counts)
