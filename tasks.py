@@ -5,8 +5,8 @@
     python3 tasks.py test    # the test suite (extra arguments go to pytest)
     python3 tasks.py bench   # the benchmarks (writes CSVs to benchmarks/results/)
 
-Each task first creates ``.venv`` and installs the package with its ``dev`` extra, once
-(again only when pyproject.toml changes).
+Each task first creates ``.venv`` and installs the package with its ``dev`` and
+``notebooks`` extras, once (again only when pyproject.toml changes).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def ensure_env() -> None:
         print(f"creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True, cwd=ROOT)
+    subprocess.run([*pip, "-e", f"{ROOT}[dev,notebooks]"], check=True, cwd=ROOT)
     STAMP.touch()
 
 

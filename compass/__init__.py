@@ -15,6 +15,7 @@ _EXPORTS = {
     "SimulationResult": "compass.api",
     "inherent_partial_nodes": "compass.fragmentation",
     "wcc_holds": "compass.fragmentation",
+    "load_trace": "compass.traces",
     "Job": "compass.model",
     "ClusterState": "compass.cluster",
 }

@@ -1,4 +1,4 @@
-"""The ``compass`` command: simulate a trace, compute SIF for a demand vector, run the demo."""
+"""The ``compass`` command: simulate a trace, SIF of a demand vector, the demo, trace tools."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ import pandas as pd
 from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.schedulers import available
-from compass.traces import TraceError, demo_trace
+from compass.traces import TraceError, demo_trace, load_trace
+from compass.traces.fetch import DEFAULT_DEST, REMOTE_TRACES, FetchError, fetch_trace
+from compass.traces.fidelity import calibration_checks
+from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
+from compass.traces.windows import class_shares, day_summary
 
 DEMO_TRACE = "demo"
 
@@ -88,6 +92,79 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_synth(args: argparse.Namespace) -> int:
+    """Write a SYNTHETIC calibrated trace as a canonical CSV."""
+    frame = synthesize(args.kind, days=args.days, start_day=args.start_day, seed=args.seed)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out, index=False)
+    days = frame["submit_time"] // 86_400
+    print(f"SYNTHETIC trace {SYNTHETIC_PREFIX}{args.kind} (seed {args.seed}): {len(frame)} jobs, "
+          f"days {int(days.min())}..{int(days.max())} -> {out}")
+    return 0
+
+
+def cmd_trace_stats(args: argparse.Namespace) -> int:
+    """Load report, Table 1 shares, per-day composition, N(eta) and rho; checks if synthetic."""
+    frame, report = load_trace(args.file, args.format, return_report=True)
+    print(report)
+    sources = sorted(frame["source"].astype(str).unique())
+    synthetic = all(s.startswith(SYNTHETIC_PREFIX) for s in sources)
+    print(("SYNTHETIC trace: " if synthetic else "trace source: ") + ", ".join(sources))
+    shares = class_shares(frame)
+    print("instance shares (Table 1): " + ", ".join(f"{k} {v:.4f}" for k, v in shares.items()))
+    days = day_summary(frame, etas=args.eta)
+    print("per day (J[T1, T2] = one day; p_eta and N(eta) by eq. 12-13; rho = WCC coverage):")
+    print(days.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if args.out:
+        days.to_csv(args.out, index=False)
+    if synthetic and len(sources) == 1:
+        checks = calibration_checks(frame)
+        print("calibration targets vs this SYNTHETIC trace:")
+        print(checks.drop(columns="source").to_string(index=False))
+    return 0
+
+
+def cmd_trace_fetch(args: argparse.Namespace) -> int:
+    """Download and verify a real trace (needs internet)."""
+    try:
+        path = fetch_trace(args.name, args.dest, force=args.force, timeout=args.timeout)
+    except FetchError as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
+    print(f"{args.name}: {path} (load it with format='{REMOTE_TRACES[args.name].format}')")
+    return 0
+
+
+def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
+    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch")
+    tsub = trace.add_subparsers(dest="trace_command", required=True)
+
+    t = tsub.add_parser("synth", help="write a SYNTHETIC calibrated trace (canonical CSV)")
+    t.add_argument("--kind", required=True, choices=KINDS)
+    t.add_argument("--days", type=int, default=None,
+                   help="number of days (default: the calibrated span; physmix: 1)")
+    t.add_argument("--start-day", type=int, default=0, help="first day index")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--out", required=True, help="output CSV")
+    t.set_defaults(func=cmd_trace_synth)
+
+    t = tsub.add_parser("stats", help="shares, composition, N(eta) and rho per day of a trace")
+    t.add_argument("file")
+    t.add_argument("--format", default="auto",
+                   choices=["auto", "canonical", "helios", "alibaba-spot", "alibaba-openb"])
+    t.add_argument("--eta", type=float, nargs="+", default=[0.85, 0.90, 0.95])
+    t.add_argument("--out", help="also write the per-day table to this CSV")
+    t.set_defaults(func=cmd_trace_stats)
+
+    t = tsub.add_parser("fetch", help="download and verify a real trace (needs internet)")
+    t.add_argument("name", choices=sorted(REMOTE_TRACES))
+    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder (default: data/raw)")
+    t.add_argument("--force", action="store_true", help="download again even if present")
+    t.add_argument("--timeout", type=float, default=60.0, help="seconds per connection")
+    t.set_defaults(func=cmd_trace_fetch)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="compass", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -120,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schedulers", help="list registered schedulers").set_defaults(
         func=lambda a: print("\n".join(available())) or 0)
+    _add_trace_commands(sub)
     return p
 
 

@@ -1,0 +1,34 @@
+"""The trace explorer notebook runs under papermill (skipped where papermill is not installed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compass.traces.synthetic import day_plans
+
+papermill = pytest.importorskip("papermill", reason="papermill not installed (extra 'notebooks')")
+pytest.importorskip("matplotlib", reason="matplotlib not installed (extra 'notebooks')")
+
+NOTEBOOK = Path(__file__).parents[1] / "notebooks" / "00_explore_traces.ipynb"
+
+
+def test_notebook_has_a_parameters_cell():
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and "trace =" in tagged[0].source and "day =" in tagged[0].source
+
+
+def test_notebook_runs_on_a_wcc_stress_day(tmp_path):
+    day = next(p.day for p in day_plans("venus-synth", days=60, seed=0)
+               if p.scenario == "wcc-stress")
+    out = tmp_path / "explore.ipynb"
+    papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(tmp_path), progress_bar=False,
+                               parameters={"trace": "venus-synth", "day": day, "days": 1,
+                                           "seed": 0})
+    text = out.read_text()
+    assert f"rho(day {day}) = 0." in text  # below 1: the WCC fails part of the day
+    assert "SYNTHETIC synthetic:venus-synth" in text and "image/png" in text
