@@ -96,7 +96,8 @@ class _Instant:
 
     time: float
     started: set[int] = field(default_factory=set)
-    moves_by_job: dict[int, int] = field(default_factory=dict)
+    #: job id -> indices in the migration log of its moves at this instant
+    moves_by_job: dict[int, list[int]] = field(default_factory=dict)
 
 
 class Simulator:
@@ -234,7 +235,7 @@ class Simulator:
             job_id = move.instance[0]
             charged = job_id not in instant.started
             if charged:
-                instant.moves_by_job[job_id] = instant.moves_by_job.get(job_id, 0) + 1
+                instant.moves_by_job.setdefault(job_id, []).append(len(self._migration_log))
             self._migration_log.append(
                 (instant.time, job_id, move.instance[1], src, move.dst, charged)
             )
@@ -242,7 +243,13 @@ class Simulator:
     def _charge_pauses(self, instant: _Instant) -> None:
         """Pause every moved job for ``c`` seconds (GPUs held): its departure moves later."""
         c = self.config.migration_cost
-        for job_id, moves in sorted(instant.moves_by_job.items()):
+        for job_id, log_rows in sorted(instant.moves_by_job.items()):
+            if not self.state.is_running(job_id):
+                # moved by an earlier departure's hook, then departed at the same instant
+                for i in log_rows:
+                    self._migration_log[i] = self._migration_log[i][:-1] + (False,)
+                continue
+            moves = len(log_rows)
             rec = self._records[job_id]
             rec.migrations += 1
             rec.instance_moves += moves

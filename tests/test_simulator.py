@@ -221,3 +221,21 @@ def test_runs_do_not_share_state():
     second = compass.simulate(tr, s, nodes=6)
     assert first.jobs.equals(second.jobs)
 
+
+
+class MoveOnDeparture(GFS):
+    """When job 0 departs, move job 1's instance; job 1 departs at the same instant."""
+
+    name = "move-on-departure"
+
+    def on_departure(self, job, state, now):
+        if job.job_id == 0 and state.is_running(1):
+            dst = 1 - state.node_of((1, 0))
+            return (Move((1, 0), dst),)
+        return ()
+
+
+def test_a_job_moved_then_departing_in_the_same_instant_is_not_charged():
+    r = compass.simulate(trace((0, 0, 10, 1, 8), (1, 0, 10, 1, 4)), MoveOnDeparture(), nodes=2)
+    assert list(r.jobs["end_time"]) == [10, 10] and r.summary["migrations"] == 0
+    assert list(r.migrations["charged"]) == [False]

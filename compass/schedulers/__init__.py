@@ -4,7 +4,9 @@ from compass.schedulers.base import Move, Placement, Scheduler, greedy_gang
 from compass.schedulers.registry import available, create, register, scheduler_class
 
 # Importing the modules registers their schedulers.
-from compass.schedulers import cafgd, fgd, first_fit, gfs, mcg  # noqa: E402,F401  isort: skip
+from compass.schedulers import (  # noqa: E402,F401  isort: skip
+    cafgd, drr, fft, fgd, first_fit, gfs, mcg, sifopt,
+)
 
 __all__ = [
     "Move",

@@ -1,0 +1,115 @@
+"""DRR (Wu, Chen, Wang, SoCC'25): best-fit placement plus a periodic drain of low-utilisation nodes.
+
+Source: the SoCC'25 abstract (a DRL agent trained by imitation of heuristics; a rescheduling
+step that relocates running jobs), the paper's section 5.4 (imitation of best-fit; at each
+reschedule cycle the jobs of the lowest-utilisation node move to high-utilisation nodes) and
+the README of IntelligentDDS/Defrag (code not available), whose example run sets
+``--use_rescheduling True --util_threshold 0.5 --re_time 3600 --re_num 5``. Spec:
+shared/design/baselines.md section 6. Assumptions [A]:
+
+* placement is best-fit (section 1), the imitation target, standing in for the trained DRL
+  policy whose weights are not public; no learned policy is implemented here;
+* ``re_time`` is in seconds (a cycle every 3600 s, the engine's timer); ``re_num`` = 5 is a
+  budget of migrated *jobs* per cycle;
+* sources: nodes with 0 < u_n < ``util_threshold`` (strict), in ascending (u_n, n), taken at
+  the cycle start; a source whose utilisation has meanwhile left that range (it received
+  instances earlier in the cycle) is skipped; the cycle stops at the first source with more
+  distinct jobs than the budget left ("while budget >= jobs on it");
+* a source's instances move in (g descending, job id, instance id) order, each to the
+  best-fit node (least free GPUs >= g, lowest index) that is not the source, not empty and
+  not drained in this cycle; all or nothing per source (rolled back if one finds no node).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.schedulers.base import Move, Placement, Scheduler
+from compass.schedulers.gfs import best_fit_gang
+from compass.schedulers.registry import register
+
+
+@register
+class DRR(Scheduler):
+    """Best-fit placement; every ``re_time`` s drain nodes below ``util_threshold``."""
+
+    name = "drr"
+
+    def __init__(
+        self, *, re_time: float = 3600.0, util_threshold: float = 0.5, re_num: int = 5,
+        seed: int = 0,
+    ) -> None:
+        super().__init__(seed=seed)
+        if re_time <= 0 or not 0 < util_threshold <= 1 or re_num < 0:
+            raise ValueError("need re_time > 0, 0 < util_threshold <= 1 and re_num >= 0")
+        self.timer_period = re_time
+        self.util_threshold = util_threshold
+        self.re_num = re_num
+
+    def params(self) -> dict[str, Any]:
+        return {"re_time": self.timer_period, "util_threshold": self.util_threshold,
+                "re_num": self.re_num, "seed": self.seed}
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        """Best-fit, the converged imitation target (section 6)."""
+        nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
+        return None if nodes is None else Placement(job.job_id, nodes)
+
+    def on_timer(self, state: ClusterState, now: float) -> list[Move]:
+        """One reschedule cycle: drain sources in order within the job budget."""
+        view = state.copy()
+        budget = self.re_num
+        drained: set[int] = set()
+        moves: list[Move] = []
+        for src in self.sources(state):
+            if not self._is_source(view, src):
+                continue
+            jobs = {key[0] for key in view.instances_on(src)}
+            if len(jobs) > budget:
+                break
+            drain = _drain(view, src, drained)
+            if drain is not None:
+                moves.extend(drain)
+                drained.add(src)
+                budget -= len(jobs)
+        return moves
+
+    def sources(self, state: ClusterState) -> Iterable[int]:
+        """Nodes with 0 < u_n < threshold in ascending (u_n, n): free buckets G-1, G-2, ..."""
+        G = state.gpus_per_node
+        for f in range(G - 1, -1, -1):
+            if (G - f) / G >= self.util_threshold:
+                return
+            yield from list(state.nodes_with_free(f))
+
+    def _is_source(self, view: ClusterState, n: int) -> bool:
+        G = view.gpus_per_node
+        return 0 < (G - view.free(n)) / G < self.util_threshold
+
+
+def _drain(view: ClusterState, src: int, drained: set[int]) -> list[Move] | None:
+    """Move every instance off ``src`` on ``view``; roll back and return None if one cannot."""
+    order = sorted(view.instances_on(src).items(), key=lambda item: (-item[1], item[0]))
+    moves: list[Move] = []
+    for key, g in order:
+        dst = _best_fit_target(view, g, drained | {src})
+        if dst is None:
+            for move in reversed(moves):
+                view.move(move.instance, src)
+            return None
+        view.move(key, dst)
+        moves.append(Move(key, dst))
+    return moves
+
+
+def _best_fit_target(view: ClusterState, g: int, excluded: set[int]) -> int | None:
+    """argmin (f_n, n) over non-empty nodes with f_n >= g outside ``excluded``."""
+    for f, n in view.iter_nodes_by_free(g):
+        if f == view.gpus_per_node:
+            return None
+        if n not in excluded:
+            return n
+    return None
