@@ -1,0 +1,431 @@
+"""The Anchor-Based Space (ABS) of section 4.2, with the indexes of Proposition 2.
+
+Every node is *empty*, a *pool* node (only 1-GPU instances, Definition 5) or a *slotted*
+node (Definition 4): a multiset of slots S(n) in SlotConf (eq. 5), each slot of width
+w(s) = w*(g) in {2, 4, 8} (eq. 3) holding exactly one anchor of g >= 2 GPUs and up to
+w(s) - g 1-GPU *fillers* in its vacancy (Definitions 1-3, capacity invariant eq. 4).
+``AbsSpace`` holds this state (eq. 7-8) for the COMPASS operators and
+
+* indexes it so that each query of Place / Remove / Compact is O(G log N) and Compact
+  enumerates only partial hosts: slotted nodes bucketed by unprofiled residual D(n),
+  nodes with an open slot vacancy, pool nodes bucketed by occupancy, empty nodes;
+* records every relocation as a ``Move`` (only when the instance changes node) and an
+  undo entry, so a refused job is rolled back without a trace (``begin/rollback/commit``);
+* checks itself (``check``) against the space's rules and against the ``ClusterState``.
+
+Strays. Remove can orphan a filler for which the 1-GPU rule finds no destination (no
+slot vacancy, no partial pool node, no empty node), and then the state leaves the ABS
+(docs/theory.md, "Proposition 1"). Such an instance stays on its node as a recorded
+*stray*, outside the space, occupying one GPU of the node's unprofiled residual; the
+operators re-home strays as soon as a destination appears. ``in_space`` is False while any
+stray exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sortedcontainers import SortedList
+
+from compass.cluster import ClusterState
+from compass.model import G_DEFAULT, InstanceKey, slot_width
+from compass.schedulers.base import Move
+
+Kind = Literal["empty", "pool", "slotted"]
+Role = Literal["filler", "pool", "stray"]
+#: What the indexes know of a node: (kind, level, has an open vacancy, holds strays);
+#: level is D(n) minus strays for a slotted node, its 1-GPU instances for a pool node.
+IndexKey = tuple[Kind, int, bool, bool]
+
+_EMPTY_KEY: IndexKey = ("empty", 0, False, False)
+
+
+class AbsViolation(AssertionError):
+    """The state left the ABS, or the ABS disagrees with the cluster state."""
+
+
+@dataclass(slots=True)
+class Slot:
+    """A slot s (Definitions 1-3): width w(s), its anchor a(s) of g GPUs, its fillers F(s)."""
+
+    anchor: InstanceKey
+    g: int
+    width: int
+    node: int
+    fillers: set[InstanceKey] = field(default_factory=set)
+
+    @property
+    def vacancy(self) -> int:
+        """Unfilled slot vacancy w(s) - g - |F(s)| (eq. 4 holds iff >= 0)."""
+        return self.width - self.g - len(self.fillers)
+
+    @property
+    def used(self) -> int:
+        """GPUs the slot's instances occupy: g + |F(s)|."""
+        return self.g + len(self.fillers)
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """Where a 1-GPU instance sits: a filler of the slot anchored by ``anchor``, a pool
+    occupant of ``node``, or a stray on ``node`` (outside the ABS)."""
+
+    role: Role
+    node: int
+    anchor: InstanceKey | None = None
+
+
+class AbsSpace:
+    """The ABS state of a cluster of ``nodes`` nodes of G = 8 GPUs (eq. 7-8), indexed."""
+
+    def __init__(self, nodes: int, gpus_per_node: int = G_DEFAULT) -> None:
+        if gpus_per_node != G_DEFAULT:
+            raise ValueError(f"the ABS is defined for {G_DEFAULT}-GPU nodes, got {gpus_per_node}")
+        if nodes < 1:
+            raise ValueError(f"a cluster needs at least one node, got nodes={nodes}")
+        G = gpus_per_node
+        self.nodes = nodes
+        self.gpus_per_node = G
+        self._slots: list[dict[InstanceKey, Slot]] = [{} for _ in range(nodes)]
+        self._pool: list[set[InstanceKey]] = [set() for _ in range(nodes)]
+        self._strays: list[set[InstanceKey]] = [set() for _ in range(nodes)]
+        self._slot_of: dict[InstanceKey, Slot] = {}
+        self._spot: dict[InstanceKey, Spot] = {}
+        self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
+        self._empty = SortedList(range(nodes))
+        self._pool_by_used = [SortedList() for _ in range(G + 1)]
+        self._slotted_by_residual = [SortedList() for _ in range(G + 1)]
+        self._vacancy_nodes = SortedList()
+        self._stray_nodes = SortedList()
+        self._undo: list[Callable[[], None]] = []
+        self._recording = True
+        self._moves: list[Move] = []
+
+    # ------------------------------------------------------------ node queries
+    def kind(self, n: int) -> Kind:
+        """Node type t(n) (section 4.2)."""
+        return self._key[n][0]
+
+    def slots_on(self, n: int) -> list[Slot]:
+        """S(n), ordered by anchor."""
+        return [self._slots[n][a] for a in sorted(self._slots[n])]
+
+    def pool_on(self, n: int) -> list[InstanceKey]:
+        """P(n) of a pool node, ordered."""
+        return sorted(self._pool[n])
+
+    def strays_on(self, n: int) -> list[InstanceKey]:
+        return sorted(self._strays[n])
+
+    def profiled(self, n: int) -> int:
+        """Total slot width sum_{s in S(n)} w(s)."""
+        return sum(s.width for s in self._slots[n].values())
+
+    def residual(self, n: int) -> int:
+        """Unprofiled residual D(n) = G - sum w(s) (Definition 4), less the node's strays."""
+        return self.gpus_per_node - self.profiled(n) - len(self._strays[n])
+
+    def used(self, n: int) -> int:
+        """GPUs occupied on node n, by the ABS's account."""
+        slots = sum(s.used for s in self._slots[n].values())
+        return slots + len(self._pool[n]) + len(self._strays[n])
+
+    def slot(self, anchor: InstanceKey) -> Slot:
+        return self._slot_of[anchor]
+
+    def spot(self, key: InstanceKey) -> Spot:
+        return self._spot[key]
+
+    def layout(self) -> tuple[tuple, ...]:
+        """Canonical description of every node (kind, slots with fillers, pool, strays)."""
+        return tuple(
+            (self.kind(n),
+             tuple((s.anchor, s.g, s.width, tuple(sorted(s.fillers))) for s in self.slots_on(n)),
+             tuple(self.pool_on(n)), tuple(self.strays_on(n)))
+            for n in range(self.nodes)
+        )
+
+    @property
+    def in_space(self) -> bool:
+        """True iff no stray exists, i.e. the state lies in the ABS Sigma (eq. 8)."""
+        return not self._stray_nodes
+
+    # ------------------------------------------------------------ index queries
+    def best_slotted(self, width: int) -> int | None:
+        """The slotted node with the least residual D(n) >= width (Place line 5), lowest index."""
+        for r in range(width, self.gpus_per_node + 1):
+            bucket = self._slotted_by_residual[r]
+            if bucket:
+                return bucket[0]
+        return None
+
+    def lowest_empty(self) -> int | None:
+        return self._empty[0] if self._empty else None
+
+    def holds_only_strays(self, n: int) -> bool:
+        """True for a node whose last slot was dissolved while orphans still sit on it."""
+        return bool(self._strays[n]) and not self._slots[n] and not self._pool[n]
+
+    def open_vacancy(self) -> Slot | None:
+        """A slot with g + |F| < w (Place line 11): lowest node index, then lowest anchor."""
+        if not self._vacancy_nodes:
+            return None
+        return next(s for s in self.slots_on(self._vacancy_nodes[0]) if s.vacancy > 0)
+
+    def fullest_partial_pool(self) -> int | None:
+        """The partial pool node with the least room (best fit), lowest index."""
+        for used in range(self.gpus_per_node - 1, 0, -1):
+            bucket = self._pool_by_used[used]
+            if bucket:
+                return bucket[0]
+        return None
+
+    def sparsest_pool(self) -> int | None:
+        """The pool node with the fewest occupants (full ones included), lowest index."""
+        for bucket in self._pool_by_used[1:]:
+            if bucket:
+                return bucket[0]
+        return None
+
+    def partial_pool_nodes(self) -> list[int]:
+        """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
+        return [n for b in self._pool_by_used[1:self.gpus_per_node] for n in b]
+
+    def slotted_with_residual(self, at_least: int) -> list[int]:
+        """Slotted nodes with residual >= ``at_least`` (>= 1: partial hosts only), by residual."""
+        G = self.gpus_per_node
+        return [n for b in self._slotted_by_residual[at_least:G + 1] for n in b]
+
+    def stray_nodes(self) -> list[int]:
+        """Nodes holding strays, ascending."""
+        return list(self._stray_nodes)
+
+    def strays(self) -> list[tuple[int, InstanceKey]]:
+        """Every stray as (node, key), ordered."""
+        return [(n, k) for n in self._stray_nodes for k in sorted(self._strays[n])]
+
+    # -------------------------------------------------------------- mutations
+    def open_slot(self, anchor: InstanceKey, g: int, node: int) -> Slot:
+        """Profile a slot of width w*(g) on ``node`` with the arriving ``anchor`` (Place line 7)."""
+        width = slot_width(g)
+        if self.kind(node) == "pool" or self.residual(node) < width:
+            raise AbsViolation(f"node {node} cannot profile a width-{width} slot")
+        slot = Slot(anchor, g, width, node)
+        self._put_slot(slot)
+        return slot
+
+    def dissolve_slot(self, anchor: InstanceKey) -> list[InstanceKey]:
+        """Dissolve a departing anchor's slot (Remove line 8); its fillers become strays on
+        the node until the 1-GPU rule re-homes them. Returns the orphaned fillers."""
+        slot = self._slot_of[anchor]
+        orphans = sorted(slot.fillers)
+        for f in orphans:
+            self._take_one(f)
+        self._take_slot(slot)
+        for f in orphans:
+            self._put_one(f, Spot("stray", slot.node))
+        return orphans
+
+    def add_one(self, key: InstanceKey, spot: Spot) -> None:
+        """Install an arriving 1-GPU instance at ``spot``."""
+        self._check_room(spot)
+        self._put_one(key, spot)
+
+    def remove_one(self, key: InstanceKey) -> Spot:
+        """Detach a departing 1-GPU instance (Remove line 10); returns where it was."""
+        return self._take_one(key)
+
+    def move_one(self, key: InstanceKey, spot: Spot) -> None:
+        """Migrate a running 1-GPU instance to ``spot`` (a Move only if its node changes)."""
+        old = self._take_one(key)
+        self._check_room(spot)
+        self._put_one(key, spot)
+        if old.node != spot.node:
+            self._moves.append(Move(key, spot.node))
+
+    def move_slot(self, anchor: InstanceKey, dst: int) -> None:
+        """Migrate a slot with its anchor and fillers to slotted node ``dst`` (Compact)."""
+        slot = self._slot_of[anchor]
+        if dst == slot.node or self.kind(dst) != "slotted" or self.residual(dst) < slot.width:
+            raise AbsViolation(f"slot of {anchor} cannot move from {slot.node} to {dst}")
+        self._relocate_slot(slot, dst)
+        self._moves.append(Move(anchor, dst))
+        self._moves.extend(Move(f, dst) for f in sorted(slot.fillers))
+
+    def filler_spot(self, slot: Slot) -> Spot:
+        return Spot("filler", slot.node, slot.anchor)
+
+    # ----------------------------------------------------------- transactions
+    def begin(self) -> None:
+        """Start recording one scheduler decision (moves and undo log)."""
+        self._undo.clear()
+        self._moves.clear()
+
+    def rollback(self) -> None:
+        """Undo everything since ``begin``: a refused job leaves no trace."""
+        self._recording = False
+        try:
+            while self._undo:
+                self._undo.pop()()
+        finally:
+            self._recording = True
+        self._moves.clear()
+
+    def commit(self) -> tuple[Move, ...]:
+        """Keep everything since ``begin``; return the migrations in order."""
+        moves = tuple(self._moves)
+        self._undo.clear()
+        self._moves.clear()
+        return moves
+
+    # ----------------------------------------------------------------- checks
+    def check(self, state: ClusterState) -> None:
+        """Raise ``AbsViolation`` on any violation of the space (eq. 3-8), any stale index,
+        a stray that has a legal destination, or any disagreement with ``state``."""
+        _require(state.nodes == self.nodes, f"cluster has {state.nodes} nodes, ABS {self.nodes}")
+        for n in range(self.nodes):
+            self._check_node(n)
+            self._check_index(n)
+            mine = {a: s.g for a, s in self._slots[n].items()}
+            for s in self._slots[n].values():
+                mine.update(dict.fromkeys(s.fillers, 1))
+            mine.update(dict.fromkeys(self._pool[n] | self._strays[n], 1))
+            _require(dict(state.instances_on(n)) == mine,
+                     f"node {n}: cluster holds {dict(state.instances_on(n))}, ABS {mine}")
+        indexed = (len(self._empty) + sum(map(len, self._pool_by_used))
+                   + sum(map(len, self._slotted_by_residual)))
+        _require(indexed == self.nodes, f"{indexed} index entries for {self.nodes} nodes")
+        ones = sum(len(s.fillers) for s in self._slot_of.values())
+        ones += sum(map(len, self._pool)) + sum(map(len, self._strays))
+        _require(len(self._spot) == ones, f"{len(self._spot)} 1-GPU records for {ones} placed")
+        _require(sum(map(len, self._slots)) == len(self._slot_of), "a slot record is orphaned")
+        if self._stray_nodes:
+            _require(self.open_vacancy() is None and not self.partial_pool_nodes()
+                     and not self._empty,
+                     f"strays {self.strays()} while a 1-GPU destination exists")
+
+    def _check_node(self, n: int) -> None:
+        slots, pool, strays = self._slots[n], self._pool[n], self._strays[n]
+        _require(not (slots and pool), f"node {n} is both slotted and pool")
+        _require(not strays or slots, f"node {n} holds strays {sorted(strays)} but no slot")
+        _require(len(pool) <= self.gpus_per_node, f"pool node {n} holds {len(pool)} > G")
+        widths = sorted(s.width for s in slots.values())
+        _require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
+        for anchor, s in slots.items():
+            _require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
+                     f"slot {anchor} misfiled on node {n}")
+            _require(2 <= s.g <= 8 and s.width == slot_width(s.g),
+                     f"slot {anchor}: width {s.width} != w*({s.g}) (eq. 3)")
+            _require(s.vacancy >= 0, f"slot {anchor}: g + |F| > w (eq. 4)")
+            for f in s.fillers:
+                _require(self._spot.get(f) == Spot("filler", n, anchor), f"filler {f} misfiled")
+        for key in pool:
+            _require(self._spot.get(key) == Spot("pool", n), f"pool occupant {key} misfiled")
+        for key in strays:
+            _require(self._spot.get(key) == Spot("stray", n), f"stray {key} misfiled")
+
+    def _check_index(self, n: int) -> None:
+        key = self._index_key(n)
+        _require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
+        kind, level, vacancy, stray = key
+        home = {"empty": self._empty, "pool": self._pool_by_used[level],
+                "slotted": self._slotted_by_residual[level]}[kind]
+        _require(n in home, f"node {n} missing from its {kind} index")
+        _require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
+        _require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
+
+    # --------------------------------------------- primitives (undo-logged)
+    def _log(self, inverse: Callable[[], None]) -> None:
+        if self._recording:
+            self._undo.append(inverse)
+
+    def _check_room(self, spot: Spot) -> None:
+        if spot.role == "filler":
+            slot = self._slot_of[spot.anchor]
+            ok = slot.vacancy > 0 and slot.node == spot.node
+        elif spot.role == "pool":
+            ok = not self._slots[spot.node] and self.used(spot.node) < self.gpus_per_node
+        else:
+            ok = bool(self._slots[spot.node]) and self.residual(spot.node) >= 1
+        if not ok:
+            raise AbsViolation(f"no room for a 1-GPU instance at {spot}")
+
+    def _put_one(self, key: InstanceKey, spot: Spot) -> None:
+        if spot.role == "filler":
+            self._slot_of[spot.anchor].fillers.add(key)
+        else:
+            (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
+        self._spot[key] = spot
+        self._reindex(spot.node)
+        self._log(lambda: self._take_one(key))
+
+    def _take_one(self, key: InstanceKey) -> Spot:
+        spot = self._spot.pop(key)
+        if spot.role == "filler":
+            self._slot_of[spot.anchor].fillers.remove(key)
+        else:
+            (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
+        self._reindex(spot.node)
+        self._log(lambda: self._put_one(key, spot))
+        return spot
+
+    def _put_slot(self, slot: Slot) -> None:
+        self._slots[slot.node][slot.anchor] = slot
+        self._slot_of[slot.anchor] = slot
+        self._reindex(slot.node)
+        self._log(lambda: self._take_slot(slot))
+
+    def _take_slot(self, slot: Slot) -> None:
+        del self._slots[slot.node][slot.anchor]
+        del self._slot_of[slot.anchor]
+        self._reindex(slot.node)
+        self._log(lambda: self._put_slot(slot))
+
+    def _relocate_slot(self, slot: Slot, dst: int) -> None:
+        src = slot.node
+        del self._slots[src][slot.anchor]
+        self._slots[dst][slot.anchor] = slot
+        slot.node = dst
+        for f in slot.fillers:
+            self._spot[f] = Spot("filler", dst, slot.anchor)
+        self._reindex(src)
+        self._reindex(dst)
+        self._log(lambda: self._relocate_slot(slot, src))
+
+    # ---------------------------------------------------------------- indexes
+    def _index_key(self, n: int) -> IndexKey:
+        slots, strays = self._slots[n], len(self._strays[n])
+        if slots or (strays and not self._pool[n]):
+            vacancy = any(s.vacancy > 0 for s in slots.values())
+            return ("slotted", self.residual(n), vacancy, strays > 0)
+        if self._pool[n]:
+            return ("pool", len(self._pool[n]) + strays, False, strays > 0)
+        return _EMPTY_KEY
+
+    def _reindex(self, n: int) -> None:
+        new = self._index_key(n)
+        old = self._key[n]
+        if new == old:
+            return
+        self._home(old).remove(n)
+        self._home(new).add(n)
+        if old[2] != new[2]:
+            (self._vacancy_nodes.add if new[2] else self._vacancy_nodes.remove)(n)
+        if old[3] != new[3]:
+            (self._stray_nodes.add if new[3] else self._stray_nodes.remove)(n)
+        self._key[n] = new
+
+    def _home(self, key: IndexKey) -> SortedList:
+        kind, level = key[0], key[1]
+        if kind == "pool":
+            return self._pool_by_used[level]
+        if kind == "slotted":
+            return self._slotted_by_residual[level]
+        return self._empty
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise AbsViolation(message)

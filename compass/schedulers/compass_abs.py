@@ -1,0 +1,346 @@
+"""COMPASS-ABS: the Place, Remove and Compact operators of section 4.3 and Algorithm 1.
+
+The scheduler keeps the cluster inside the Anchor-Based Space (``abs_space.AbsSpace``) and
+answers the simulator through the protocol: an admitted job's ``Placement`` carries the
+anchors' or 1-GPU instances' nodes, then every migration of Place (filler draws) and of the
+Compact that Algorithm 1 runs after the arrival; a departure returns the migrations of
+Remove and of the Compact after it. It never mutates the ``ClusterState`` itself.
+
+Two variants are registered (docs/theory.md explains why):
+
+* ``compass-abs-paper``: Compact exactly as the pseudo-code of section 4.3.4, three
+  BestFitDrain passes over the classes pool, w4, w2;
+* ``compass-abs``: the same passes, then a repair that merges non-fully-packed (or
+  stray-holding) slotted nodes pairwise while a merge lowers their number; without strays
+  at most one non-fully-packed slotted node remains. The paper's passes can leave two or
+  three (Lemma A.4's survivor argument has a gap), which breaks Theorem 1 and Proposition 3.
+
+Choices the paper leaves open, all deterministic (ties: lowest node index; slots and
+instances on a node in key order):
+
+* Anchor (g >= 2): the slotted node with the least unprofiled residual D(n) >= w*(g)
+  (Place line 5), else the lowest-index empty node. A job's instances are placed
+  simultaneously (section 4.3: "admitted only when all of its instances can be placed
+  simultaneously"; the engine places them all before any migration): first every anchor,
+  then each new slot draws its fillers, so a pool node emptied by those draws is not
+  reused for the same job's anchors.
+* Fillers (Place line 9, and Remove's replacement of a departed filler) are drawn from the
+  pool node with the fewest occupants, which keeps the pool compact.
+* The 1-GPU rule (Place lines 11-13): the open slot vacancy on the lowest-index node; else
+  the fullest partial pool node (best fit); else an empty node. A filler orphaned by Remove
+  takes its own node as that empty node when the dissolution left it holding nothing else
+  (no migration), else the lowest-index empty node.
+* Waiting rule (default): a 1-GPU instance that finds no slot vacancy, no partial pool node
+  and no empty node is not placed, even if slotted nodes have free GPUs, so its job waits
+  (the pseudo-code offers no other destination). ``one_gpu_overflow=True`` instead puts it
+  on the slotted node with the least residual >= 1, as a stray (outside the ABS).
+* Remove treats the departing job as a whole, as the engine releases all its instances
+  first: a departed filler's replacement is never a sibling that departs too.
+* Strays: a filler orphaned by Remove with no destination under the 1-GPU rule stays on its
+  node as a recorded stray; strays are re-homed by the 1-GPU rule whenever a destination
+  appears, and Compact runs again afterwards (``settle``).
+* BestFitDrain: the partial set N is built once per pass and sorted once by descending
+  room (ties lowest index); the head is the first remaining node; the destination is the
+  node of N with the least room that can take the item (ties lowest index).
+* ``compact_on_arrival=False`` gives appendix A's stripped-down policy (Proposition 3):
+  best fit on arrival, Compact after departures only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from compass.cluster import ClusterState
+from compass.model import InstanceKey, Job, slot_width
+from compass.schedulers.abs_space import AbsSpace, Slot, Spot
+from compass.schedulers.base import Move, Placement, Scheduler
+from compass.schedulers.registry import register
+
+
+# --------------------------------------------------------------------- Place
+def one_gpu_spot(space: AbsSpace, own: int | None = None, overflow: bool = False) -> Spot | None:
+    """The 1-GPU rule of Place (lines 11-13); None means the instance waits."""
+    slot = space.open_vacancy()
+    if slot is not None:
+        return space.filler_spot(slot)
+    for node in (space.fullest_partial_pool(),
+                 own if own is not None and space.holds_only_strays(own) else None,
+                 space.lowest_empty()):
+        if node is not None:
+            return Spot("pool", node)
+    if overflow:
+        node = space.best_slotted(1)
+        if node is not None:
+            return Spot("stray", node)
+    return None
+
+
+def draw_fillers(space: AbsSpace, slot: Slot) -> None:
+    """Fill the slot vacancy from pool nodes, sparsest first, as far as the pool allows."""
+    while slot.vacancy > 0:
+        node = space.sparsest_pool()
+        if node is None:
+            return
+        space.move_one(space.pool_on(node)[0], space.filler_spot(slot))
+
+
+def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[int] | None:
+    """Place every instance of ``job`` (Algorithm 1 lines 4-8); None if one cannot be placed
+    (the caller rolls back)."""
+    g = job.gpus_per_instance
+    if g == 1:
+        nodes = []
+        for key in job.instances():
+            spot = one_gpu_spot(space, overflow=overflow)
+            if spot is None:
+                return None
+            space.add_one(key, spot)
+            nodes.append(spot.node)
+        return nodes
+    width = slot_width(g)
+    slots = []
+    for key in job.instances():
+        node = space.best_slotted(width)
+        if node is None:
+            node = space.lowest_empty()
+        if node is None:
+            return None
+        slots.append(space.open_slot(key, g, node))
+    for slot in slots:
+        draw_fillers(space, slot)
+    return [slot.node for slot in slots]
+
+
+# -------------------------------------------------------------------- Remove
+def remove_instances(space: AbsSpace, job: Job) -> None:
+    """Remove every instance of a departing job (Algorithm 1 lines 11-15)."""
+    if job.gpus_per_instance == 1:
+        vacated: list[InstanceKey] = []
+        for key in job.instances():
+            spot = space.remove_one(key)
+            if spot.role == "filler" and spot.anchor not in vacated:
+                vacated.append(spot.anchor)
+        for anchor in vacated:
+            draw_fillers(space, space.slot(anchor))
+    else:
+        for key in job.instances():
+            space.dissolve_slot(key)
+    rehome_strays(space)
+
+
+def rehome_strays(space: AbsSpace) -> bool:
+    """Send each stray through the 1-GPU rule; True if any found a destination."""
+    moved = False
+    for node, key in space.strays():
+        spot = one_gpu_spot(space, own=node)
+        if spot is not None:
+            space.move_one(key, spot)
+            moved = True
+    return moved
+
+
+# ------------------------------------------------------------------- Compact
+@dataclass(frozen=True, slots=True)
+class DrainClass:
+    """A class C of Compact (section 4.3.4): its partial hosts, room_C and items."""
+
+    hosts: Callable[[AbsSpace], list[int]]
+    room: Callable[[AbsSpace, int], int]
+    items: Callable[[AbsSpace, int], list[InstanceKey]]
+    migrate: Callable[[AbsSpace, InstanceKey, int], None]
+
+
+def _slot_class(width: int) -> DrainClass:
+    """Width-``width`` anchored slots on slotted hosts, room floor(D(n) / width)."""
+
+    def items(space: AbsSpace, n: int) -> list[InstanceKey]:
+        return [s.anchor for s in space.slots_on(n) if s.width == width]
+
+    def hosts(space: AbsSpace) -> list[int]:
+        return [n for n in space.slotted_with_residual(width) if items(space, n)]
+
+    return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
+                      AbsSpace.move_slot)
+
+
+POOL_CLASS = DrainClass(
+    AbsSpace.partial_pool_nodes,
+    lambda space, n: space.gpus_per_node - space.used(n),
+    AbsSpace.pool_on,
+    lambda space, x, dst: space.move_one(x, Spot("pool", dst)),
+)
+#: The classes of Compact, in the order of its pseudo-code (line 2).
+DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
+
+
+def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
+    """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
+    hosts = sorted(cls.hosts(space), key=lambda n: (-cls.room(space, n), n))
+    while len(hosts) >= 2:
+        src, progress = hosts[0], False
+        for item in cls.items(space, src):
+            fits = [n for n in hosts[1:] if cls.room(space, n) >= 1]
+            if not fits:
+                break
+            cls.migrate(space, item, min(fits, key=lambda n: (cls.room(space, n), n)))
+            progress = True
+        if not cls.items(space, src):
+            hosts.pop(0)
+        if not progress:
+            break
+
+
+def merge_partial_slotted(space: AbsSpace) -> None:
+    """compass-abs's repair: while some pair of non-fully-packed or stray-holding slotted
+    nodes can be merged into fewer such nodes, merge the first such pair (densest first).
+    Visits only those nodes; each merge lowers their count, so the loop ends."""
+    while True:
+        hosts = [n for n in space.slotted_with_residual(1) if space.slots_on(n)]
+        hosts += [n for n in space.stray_nodes() if n not in hosts and space.slots_on(n)]
+        merge = next((m for i, a in enumerate(hosts) for b in hosts[i + 1:]
+                      if (m := _best_merge(space, a, b)) is not None), None)
+        if merge is None:
+            return
+        for key in merge.strays:
+            space.move_one(key, Spot("stray", merge.giver))
+        for slot in merge.slots:
+            space.move_slot(slot.anchor, merge.taker)
+
+
+@dataclass(frozen=True, slots=True)
+class _Merge:
+    """Move ``strays`` from ``taker`` to ``giver``, then ``slots`` from ``giver`` to ``taker``."""
+
+    score: tuple[int, int]
+    cost: int
+    giver: int
+    taker: int
+    strays: tuple[InstanceKey, ...]
+    slots: tuple[Slot, ...]
+
+
+def _score(space: AbsSpace, profiled: int, has_slots: bool, strays: int) -> tuple[int, int]:
+    """(non-fully-packed, holds strays) of a slotted node; a node left without slots counts
+    for nothing (it becomes empty, or a pool node once its strays are re-homed)."""
+    if not has_slots:
+        return (0, 0)
+    return (int(profiled + strays < space.gpus_per_node), int(strays > 0))
+
+
+def _best_merge(space: AbsSpace, a: int, b: int) -> _Merge | None:
+    """The cheapest one-way move of slots (after moving the taker's strays the other way, if
+    that helps) that lowers the pair's (non-fully-packed, stray-holding) node counts.
+
+    Without strays such a move always exists for two non-fully-packed nodes: their slots
+    (widths 2 and 4) total W <= 12 GPUs; if W <= 8 one node takes all, else one node's
+    residual (2 or 4) is matched by a subset of the other's slots.
+    """
+    def pair_score(x: int, y: int) -> tuple[int, int]:
+        sx = _score(space, space.profiled(x), True, len(space.strays_on(x)))
+        sy = _score(space, space.profiled(y), True, len(space.strays_on(y)))
+        return (sx[0] + sy[0], sx[1] + sy[1])
+
+    best = None
+    for giver, taker in ((a, b), (b, a)):
+        slots, strays = space.slots_on(giver), tuple(space.strays_on(taker))
+        for carry in ((), strays) if strays else ((),):
+            if len(carry) > space.residual(giver):
+                continue
+            room = space.residual(taker) + len(carry)
+            for mask in range(1 << len(slots)):
+                chosen = tuple(s for i, s in enumerate(slots) if mask >> i & 1)
+                width = sum(s.width for s in chosen)
+                if (not chosen and not carry) or width > room:
+                    continue
+                sg = _score(space, space.profiled(giver) - width, len(chosen) < len(slots),
+                            len(space.strays_on(giver)) + len(carry))
+                st = _score(space, space.profiled(taker) + width, True,
+                            len(space.strays_on(taker)) - len(carry))
+                cost = len(carry) + sum(1 + len(s.fillers) for s in chosen)
+                option = _Merge((sg[0] + st[0], sg[1] + st[1]), cost, giver, taker, carry, chosen)
+                if best is None or (option.score, option.cost) < (best.score, best.cost):
+                    best = option
+    return best if best is not None and best.score < pair_score(a, b) else None
+
+
+def compact(space: AbsSpace, repair: bool) -> None:
+    """Compact (section 4.3.4): BestFitDrain over pool, w4, w2; then, if ``repair``, the
+    merge that restores Theorem 1's "at most one non-fully-packed slotted node"."""
+    for cls in DRAIN_CLASSES:
+        best_fit_drain(space, cls)
+    if repair:
+        merge_partial_slotted(space)
+
+
+def settle(space: AbsSpace, repair: bool) -> None:
+    """End of an event (Algorithm 1 lines 9, 16): Compact, then re-home any stray that
+    gained a destination and compact again."""
+    compact(space, repair)
+    while space.strays() and rehome_strays(space):
+        compact(space, repair)
+
+
+# ------------------------------------------------------------------ scheduler
+@register
+class CompassAbs(Scheduler):
+    """COMPASS-ABS (Algorithm 1) with the corrected Compact (docs/theory.md)."""
+
+    name = "compass-abs"
+    #: Run the slotted repair after the paper's BestFitDrain passes.
+    repair: ClassVar[bool] = True
+
+    def __init__(self, *, seed: int = 0, compact_on_arrival: bool = True,
+                 one_gpu_overflow: bool = False) -> None:
+        super().__init__(seed=seed)
+        self.compact_on_arrival = compact_on_arrival
+        self.one_gpu_overflow = one_gpu_overflow
+        self._space: AbsSpace | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "compact_on_arrival": self.compact_on_arrival,
+                "one_gpu_overflow": self.one_gpu_overflow}
+
+    @property
+    def space(self) -> AbsSpace:
+        """The ABS state of the current run."""
+        if self._space is None:
+            raise RuntimeError(f"{self.name}: reset() must be called before scheduling")
+        return self._space
+
+    def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
+        self._space = AbsSpace(state.nodes, state.gpus_per_node)
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        """Place each instance, then Compact (Algorithm 1 lines 3-9); None leaves no trace."""
+        space = self.space
+        space.begin()
+        nodes = place_instances(space, job, self.one_gpu_overflow)
+        if nodes is None:
+            space.rollback()
+            return None
+        if self.compact_on_arrival:
+            settle(space, self.repair)
+        else:
+            rehome_strays(space)  # filler draws may have opened a destination
+        return Placement(job.job_id, tuple(nodes), space.commit())
+
+    def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        """Remove each instance, then Compact (Algorithm 1 lines 10-16)."""
+        space = self.space
+        space.begin()
+        remove_instances(space, job)
+        settle(space, self.repair)
+        return space.commit()
+
+    def check(self, state: ClusterState) -> None:
+        self.space.check(state)
+
+
+@register
+class CompassAbsPaper(CompassAbs):
+    """COMPASS-ABS with Compact exactly as the pseudo-code of section 4.3.4."""
+
+    name = "compass-abs-paper"
+    repair = False
