@@ -1,4 +1,4 @@
-"""FFT, DRR and the SIFOpt oracle (baselines.md sections 5-8, docs/baselines_migrating.md).
+"""FFT, DRR and the SIFOpt oracle (baselines.md sections 5-8, docs/baselines.md).
 
 Worked examples "State R" and "State S", FFT's ILP against brute force and against the spec's
 direct 17N-variable model, the solver time limit, one-by-one validity of move sequences,
@@ -418,21 +418,16 @@ def test_assign_bins_reaches_the_maximum_overlap(state, data):
     assert np.minimum(target, current).sum() == overlap[rows, cols].sum()
 
 
-#: Generic fractional parts that keep departure times apart: the engine still charges a job
-#: moved in the instant it departs (docs/baselines_migrating.md, notes for the simulator).
-GENERIC = np.random.default_rng(12345).random((2, 64)) * 1e-3
-
-
 @st.composite
 def wcc_streams(draw):
     """Sizes 1, 2, 4, 8 only: the WCC (n1 >= n3 + 3 n5 + 2 n6 + n7) holds at every instant."""
     nodes = draw(st.integers(2, 4))
     rows, t = [], 0.0
     for job_id in range(draw(st.integers(5, 25))):
-        t += draw(st.integers(0, 10)) + GENERIC[0, job_id]
+        t += draw(st.integers(0, 10))
         g = draw(st.sampled_from([1, 1, 2, 4, 8]))
         w = draw(st.integers(1, min(4, nodes * (8 // g))))
-        rows.append((job_id, t, draw(st.integers(1, 60)) + GENERIC[1, job_id], w, g))
+        rows.append((job_id, t, draw(st.integers(1, 60)), w, g))
     return nodes, trace(rows)
 
 
