@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Bootstrap and run the project's tasks with nothing but Python 3.11+ and pip.
 
-    python3 tasks.py run     # the main job on the embedded default (synthetic demo workload)
+    python3 tasks.py run     # the quick pipeline on the embedded default (SYNTHETIC traces)
     python3 tasks.py test    # the test suite (extra arguments go to pytest)
     python3 tasks.py bench   # the benchmarks (writes CSVs to benchmarks/results/)
 
 Each task first creates ``.venv`` and installs the package with its ``dev`` and
-``notebooks`` extras, once (again only when pyproject.toml changes).
+``pipeline`` extras, once (again only when pyproject.toml changes).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def ensure_env() -> None:
         print(f"creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "-e", f"{ROOT}[dev,notebooks]"], check=True, cwd=ROOT)
+    subprocess.run([*pip, "-e", f"{ROOT}[dev,pipeline]"], check=True, cwd=ROOT)
     STAMP.touch()
 
 
@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
     task, rest = argv[0], argv[1:]
     ensure_env()
     if task == "run":
-        return run("compass", "demo", "--out", "results/demo", *rest)
+        return run("snakemake", "--cores", "all", *rest)
     if task == "test":
         return run("python", "-m", "pytest", *rest)
     if task == "bench":

@@ -1,0 +1,42 @@
+"""COMPASS-ABS reproduction pipeline (docs/pipeline.md).
+
+    snakemake --cores all                                  # quick profile, the default
+    snakemake --cores 8 --configfile config/full.yaml      # paper scale
+    snakemake --cores all --configfile config/smoke.yaml   # CI smoke run
+
+Simulator batches (one per trace-day x eta x c, every scheduler) -> results/<profile>/runs.csv
+-> one papermill notebook per experiment -> figures, tables -> paper/REPRODUCTION.md.
+"""
+
+from pathlib import Path
+
+from snakemake.logging import logger
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+BASE = Path(workflow.basedir)
+if not workflow.overwrite_configfiles:
+    configfile: str(BASE / "config" / "quick.yaml")
+validate(config, str(BASE / "config" / "schema.yaml"))
+
+from compass.experiments.layout import NOTEBOOKS  # noqa: E402
+from compass.experiments.pipeline import dump, make_plan  # noqa: E402
+
+PLAN = make_plan(config)
+L = PLAN.layout
+for note in PLAN.notes:
+    logger.warning("\n" + "!" * 78 + f"\n{note}\n" + "!" * 78)
+
+
+rule all:
+    default_target: True
+    input:
+        PLAN.report,
+        PLAN.table1_files,
+        [L.notebook(name) for name in NOTEBOOKS],
+
+
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/notebooks.smk"
+include: "workflow/rules/report.smk"

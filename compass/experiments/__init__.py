@@ -1,0 +1,62 @@
+"""The paper's experiments (section 6): one function per experiment, tidy DataFrames out.
+
+Start from a profile's results folder, which the Snakemake pipeline fills::
+
+    from compass import experiments as X
+    res = X.Results.load("results/quick")
+    means = X.overall(res)                        # Fig. 1: trace, scheduler, metric, value
+    X.leads(means, "compass-abs", res.config.baselines, ["trace"])
+
+| paper | function |
+|---|---|
+| Table 1 | ``table1`` (rule ``table1``) |
+| 6.1, Fig. 1 | ``overall`` |
+| 6.2, Fig. 2 | ``eta_sweep`` |
+| 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
+| 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
+| 6.5, Fig. 4 | ``migration_cost`` |
+| 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``) |
+
+``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
+paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
+"""
+
+from compass.experiments.aggregate import METRICS, leads, metric_means, top1, wide
+from compass.experiments.case_study import CaseStudy, CaseWindow, case_summary
+from compass.experiments.classes import table1
+from compass.experiments.composition import composition, composition_days
+from compass.experiments.coverage import (
+    BUCKETS,
+    coverage_pairs,
+    rho_bucket,
+    top1_table,
+    wcc_days,
+)
+from compass.experiments.results import Results
+from compass.experiments.sweeps import eta_sweep, migration_cost, overall
+from compass.experiments.tables import markdown, write_table
+
+__all__ = [
+    "BUCKETS",
+    "METRICS",
+    "CaseStudy",
+    "CaseWindow",
+    "Results",
+    "case_summary",
+    "composition",
+    "composition_days",
+    "coverage_pairs",
+    "eta_sweep",
+    "leads",
+    "markdown",
+    "metric_means",
+    "migration_cost",
+    "overall",
+    "rho_bucket",
+    "table1",
+    "top1",
+    "top1_table",
+    "wcc_days",
+    "wide",
+    "write_table",
+]

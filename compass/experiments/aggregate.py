@@ -1,0 +1,99 @@
+"""Metric means over days, leads over the strongest baseline, and who ranks first (section 6).
+
+Each (trace, day, eta, c) replay gives one AFR, AJCT and AGU per scheduler (section 5.5).
+An experiment averages them over its days, each day weighing the same. The *strongest
+baseline* on a metric is the best of the baselines present on it (lowest AFR, lowest AJCT,
+highest AGU); the reference's *lead* is positive when the reference is better. A scheduler
+ranks *top-1* when no competitor beats it (ties count as top-1). AFR and AGU are undefined
+(NaN) on a replay whose queue never waits (T_peak empty, eq. 14); such values are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+#: The three metrics of section 5.5, in the paper's order.
+METRICS = ("afr", "ajct", "agu")
+#: Direction of each metric.
+LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
+#: Relative tolerance under which two values tie.
+TIE_TOLERANCE = 1e-9
+
+
+def metric_means(runs: pd.DataFrame, by: Sequence[str],
+                 metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Long table: ``by`` + scheduler, metric, value (mean over days), days (values used)."""
+    keys = [*by, "scheduler"]
+    long = runs.melt(id_vars=keys, value_vars=list(metrics), var_name="metric")
+    grouped = long.groupby([*keys, "metric"], sort=False)["value"]
+    out = grouped.agg(value="mean", days="count").reset_index()
+    return out[[*keys, "metric", "value", "days"]]
+
+
+def _best(values: pd.Series, metric: str) -> float:
+    return float(values.min() if LOWER_IS_BETTER[metric] else values.max())
+
+
+def leads(means: pd.DataFrame, reference: str, baselines: Sequence[str],
+          by: Sequence[str]) -> pd.DataFrame:
+    """Per group and metric: the reference's value, the strongest baseline and the lead."""
+    rows = []
+    for key, group in means.groupby([*by, "metric"], sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        metric = key[-1]
+        ref = group.loc[group["scheduler"] == reference, "value"]
+        base = group[group["scheduler"].isin(baselines)].dropna(subset=["value"])
+        row = dict(zip([*by, "metric"], key))
+        row.update(reference=reference, reference_value=float(ref.iloc[0]) if len(ref) else
+                   np.nan, strongest_baseline=None, baseline_value=np.nan, lead=np.nan)
+        if len(base):
+            best = _best(base["value"], metric)
+            row.update(strongest_baseline=base.loc[base["value"] == best, "scheduler"].iloc[0],
+                       baseline_value=best)
+            sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
+            row["lead"] = sign * (best - row["reference_value"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def top1(values: pd.DataFrame, reference: str, competitors: Sequence[str],
+         by: Sequence[str], metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Per group and metric: whether the reference ranks first among ``competitors``.
+
+    ``values`` holds one row per group and scheduler with a column per metric. ``defined`` is
+    False where the reference's or every competitor's value is NaN; ``top1`` is then False.
+    """
+    rows = []
+    for key, group in values.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        ref = group[group["scheduler"] == reference]
+        others = group[group["scheduler"].isin(competitors) & (group["scheduler"] != reference)]
+        for metric in metrics:
+            mine = float(ref[metric].iloc[0]) if len(ref) else np.nan
+            theirs = others[metric].dropna()
+            defined = bool(np.isfinite(mine) and len(theirs))
+            first = False
+            if defined:
+                best = _best(theirs, metric)
+                slack = TIE_TOLERANCE * max(abs(best), abs(mine), 1.0)
+                first = mine <= best + slack if LOWER_IS_BETTER[metric] else mine >= best - slack
+            rows.append({**dict(zip(by, key)), "metric": metric, "defined": defined,
+                         "top1": bool(first)})
+    return pd.DataFrame(rows)
+
+
+def ordered(frame: pd.DataFrame, column: str, order: Sequence[object]) -> pd.DataFrame:
+    """Rows sorted by ``column`` in the given order (stable: ties keep their order)."""
+    rank = {value: i for i, value in enumerate(order)}
+    return frame.sort_values(column, key=lambda c: c.map(rank), kind="stable",
+                             ignore_index=True)
+
+
+def wide(means: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """One row per group and scheduler, one column per metric (from ``metric_means``)."""
+    table = means.pivot_table(index=[*by, "scheduler"], columns="metric", values="value",
+                              sort=False, dropna=False)
+    return table.reset_index().rename_axis(columns=None)

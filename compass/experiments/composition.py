@@ -1,0 +1,63 @@
+"""Section 6.3 (Table 2, Fig. 3): the three days whose workload compositions differ most.
+
+A day's composition is its Table 2 vector: the shares of 1-GPU, 2-7-GPU and 8-GPU instances
+among the instances submitted that day. The paper picks "three days whose compositions span
+the widest pairwise discrepancy across our traces"; we read that as the triple that
+maximises the smallest pairwise L1 distance between the vectors (ties: the larger sum of
+the three distances, then the earlier days), over the days of the composition traces with
+at least ``min_jobs`` jobs (a day of a handful of jobs has an extreme but meaningless mix).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from compass.experiments.aggregate import metric_means, ordered
+from compass.experiments.results import Results
+from compass.traces.windows import TABLE2_BUCKETS
+
+#: Columns of the day table holding the Table 2 vector.
+SHARE_COLUMNS = [f"share {name}" for name in TABLE2_BUCKETS]
+
+
+def most_different(vectors: np.ndarray) -> tuple[int, int, int]:
+    """Indices (ascending) of the three rows with the largest smallest pairwise L1 distance."""
+    n = len(vectors)
+    if n < 3:
+        raise ValueError(f"need at least 3 candidate days, got {n}")
+    d = np.abs(vectors[:, None, :] - vectors[None, :, :]).sum(axis=2)
+    best: tuple[float, float, int, int, int] | None = None
+    upper = np.triu(np.ones((n, n), dtype=bool), k=1)
+    for i in range(n - 2):
+        j, k = np.nonzero(upper & (np.arange(n)[:, None] > i))
+        smallest = np.minimum(np.minimum(d[i, j], d[i, k]), d[j, k])
+        total = d[i, j] + d[i, k] + d[j, k]
+        order = np.lexsort((-total, -smallest))  # by smallest, then total, both descending
+        top = order[0]
+        score = (float(smallest[top]), float(total[top]))
+        if best is None or score > best[:2]:
+            best = (*score, i, int(j[top]), int(k[top]))
+    assert best is not None
+    return best[2], best[3], best[4]
+
+
+def composition_days(res: Results) -> pd.DataFrame:
+    """Table 2: the chosen days with their composition and job count."""
+    x = res.config.experiments
+    days = pd.concat([res.day_table(t) for t in x.composition_traces], ignore_index=True)
+    candidates = days[days["jobs"] >= x.composition_min_jobs].reset_index(drop=True)
+    chosen = candidates.iloc[list(most_different(candidates[SHARE_COLUMNS].to_numpy()))]
+    return chosen[["trace", "day", *SHARE_COLUMNS, "jobs"]].reset_index(drop=True)
+
+
+def composition(res: Results) -> pd.DataFrame:
+    """Fig. 3: AFR, AJCT, AGU per chosen day and scheduler (one replay per day), with a
+    ``window`` label ("gfs day 26")."""
+    x = res.config.experiments
+    chosen = composition_days(res)
+    runs = res.select(x.composition_traces, [x.composition_eta], [res.config.migration_cost])
+    picked = runs.merge(chosen[["trace", "day"]], on=["trace", "day"])
+    means = metric_means(picked, ["trace", "day"])
+    means.insert(0, "window", means["trace"] + " day " + means["day"].astype(str))
+    return ordered(means, "window", list(chosen["trace"] + " day " + chosen["day"].astype(str)))

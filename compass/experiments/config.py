@@ -1,0 +1,292 @@
+"""The pipeline's configuration: a profile (``config/*.yaml``) parsed into dataclasses.
+
+A profile names the schedulers, the traces with their days, and what each paper experiment
+of section 6 needs (eta values, migration costs, the case-study window). The Snakefile
+validates the YAML against ``config/schema.yaml`` first; this module turns it into typed
+objects, checks that its references hold and that its scheduler names are registered, and
+records how each trace was resolved (``data.resolve_trace``: real file or SYNTHETIC
+stand-in). docs/pipeline.md documents every key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+#: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C).
+PAPER_SCHEDULERS = ("compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr", "sifopt")
+
+Demand = Literal["window", "support"]
+OnError = Literal["record", "raise"]
+#: Days of a trace: a list of indices, "all", or {start, stop, step}.
+DaySelection = list[int] | str | dict[str, int | None]
+
+
+class ConfigError(ValueError):
+    """A profile that cannot be run; the message says which key and why."""
+
+
+@dataclass(frozen=True)
+class RealTrace:
+    """A downloaded trace file (``compass trace fetch``) and its loader format."""
+
+    path: str
+    format: str = "auto"
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """One of the paper's traces as a profile asks for it.
+
+    ``days``: a list of day indices, ``"all"``, or ``{start, stop, step}`` (stop exclusive,
+    None for the trace's end). ``hours``: the part of each day replayed, [h0, h1) hours
+    (0-24: the whole day). ``nodes``: a fixed cluster size instead of N(eta) (eq. 13).
+    """
+
+    name: str
+    synthetic: str
+    real: RealTrace | None = None
+    use_real: Literal["auto", "never"] = "auto"
+    days: DaySelection = "all"
+    hours: tuple[float, float] = (0.0, 24.0)
+    nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedTrace:
+    """A trace after resolution: real file or synthetic kind, and its concrete days."""
+
+    spec: TraceSpec
+    origin: Literal["real", "synthetic"]
+    days: tuple[int, ...]
+    note: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def label(self) -> str:
+        """What every figure, table and the report say about the data (SYNTHETIC or real)."""
+        if self.origin == "real":
+            return f"real {self.spec.name} ({self.spec.real.path})"  # type: ignore[union-attr]
+        return f"SYNTHETIC {self.spec.synthetic}"
+
+    def record(self) -> dict[str, Any]:
+        """JSON-ready form (``from_record`` reads it back)."""
+        return {"origin": self.origin, "days": list(self.days), "note": self.note,
+                "label": self.label, "spec": asdict(self.spec)}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> ResolvedTrace:
+        spec = dict(record["spec"])
+        spec["real"] = RealTrace(**spec["real"]) if spec.get("real") else None
+        spec["hours"] = tuple(spec["hours"])
+        return cls(TraceSpec(**spec), record["origin"], tuple(record["days"]),
+                   record.get("note"))
+
+
+@dataclass(frozen=True)
+class CaseStudyConfig:
+    """Section 6.6: the paper's window, and how to pick a comparable one on other data."""
+
+    trace: str
+    eta: float
+    paper_day: int
+    paper_start_h: float
+    paper_end_h: float
+    window_minutes: float
+    step_minutes: float
+    candidate_days: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class Experiments:
+    """What each experiment of section 6 runs (trace names refer to ``traces``)."""
+
+    overall_traces: tuple[str, ...]
+    overall_eta: float
+    eta_trace: str
+    etas: tuple[float, ...]
+    composition_traces: tuple[str, ...]
+    composition_eta: float
+    composition_min_jobs: int
+    wcc_traces: tuple[str, ...]
+    wcc_etas: tuple[float, ...]
+    migration_traces: tuple[str, ...]
+    migration_eta: float
+    migration_costs: tuple[float, ...]
+    migration_days: Mapping[str, DaySelection]
+    case: CaseStudyConfig
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where the products go (relative to the working directory)."""
+
+    results: str
+    figures: str
+    tables: str
+    report: str
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a simulator run depends on besides its trace window, eta and c (the Snakemake
+    rules pass exactly this, so that other config changes do not redo the runs)."""
+
+    schedulers: tuple[str, ...]
+    seed: int
+    scheduler_params: Mapping[str, Mapping[str, Any]]
+    pause_rule: str
+    on_error: OnError
+    demand: Demand
+    progress: bool = False
+
+    def record(self) -> dict[str, Any]:
+        return {**asdict(self), "schedulers": list(self.schedulers),
+                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()}}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> RunSettings:
+        return cls(**{**record, "schedulers": tuple(record["schedulers"])})
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """A parsed profile."""
+
+    profile: str
+    run: RunSettings
+    reference: str
+    baselines: tuple[str, ...]
+    migration_cost: float
+    traces: Mapping[str, TraceSpec]
+    experiments: Experiments
+    outputs: Outputs
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def schedulers(self) -> tuple[str, ...]:
+        return self.run.schedulers
+
+    @property
+    def seed(self) -> int:
+        return self.run.seed
+
+    @property
+    def ranked(self) -> tuple[str, ...]:
+        """Schedulers ranked against each other: the reference and the baselines (the paper's
+        seven; the oracle is run and plotted but not ranked)."""
+        return tuple(s for s in self.schedulers if s == self.reference or s in self.baselines)
+
+    @property
+    def results_dir(self) -> Path:
+        return Path(self.outputs.results) / self.profile
+
+
+def _tuple(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def _trace(name: str, raw: Mapping[str, Any]) -> TraceSpec:
+    real = raw.get("real")
+    hours = tuple(float(h) for h in raw.get("hours", (0, 24)))
+    if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
+        raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
+    return TraceSpec(
+        name=name,
+        synthetic=raw["synthetic"],
+        real=RealTrace(real["path"], real.get("format", "auto")) if real else None,
+        use_real=raw.get("use_real", "auto"),
+        days=raw.get("days", "all"),
+        hours=hours,  # type: ignore[arg-type]
+        nodes=raw.get("nodes"),
+    )
+
+
+def _experiments(raw: Mapping[str, Any]) -> Experiments:
+    o, e, c, w, m, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
+                                         "migration_cost", "case_study"))
+    case = CaseStudyConfig(
+        trace=k["trace"], eta=float(k["eta"]), paper_day=int(k["paper_window"]["day"]),
+        paper_start_h=float(k["paper_window"]["start_h"]),
+        paper_end_h=float(k["paper_window"]["end_h"]),
+        window_minutes=float(k["window_minutes"]), step_minutes=float(k["step_minutes"]),
+        candidate_days=None if k.get("candidate_days") is None else _tuple(k["candidate_days"]),
+    )
+    return Experiments(
+        overall_traces=_tuple(o["traces"]), overall_eta=float(o["eta"]),
+        eta_trace=e["trace"], etas=tuple(float(x) for x in e["etas"]),
+        composition_traces=_tuple(c["traces"]), composition_eta=float(c["eta"]),
+        composition_min_jobs=int(c["min_jobs"]),
+        wcc_traces=_tuple(w["traces"]), wcc_etas=tuple(float(x) for x in w["etas"]),
+        migration_traces=_tuple(m["traces"]), migration_eta=float(m["eta"]),
+        migration_costs=tuple(float(x) for x in m["costs"]),
+        migration_days=dict(m.get("days") or {}),
+        case=case,
+    )
+
+
+def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
+    """A ``PipelineConfig`` from a profile dict (already schema-checked by the Snakefile).
+
+    Raises ``ConfigError`` on references to traces that are not configured, or a reference
+    scheduler missing from ``schedulers``.
+    """
+    traces = {name: _trace(name, spec) for name, spec in raw["traces"].items()}
+    experiments = _experiments(raw["experiments"])
+    run = RunSettings(
+        schedulers=_tuple(raw["schedulers"]), seed=int(raw["seed"]),
+        scheduler_params={k: dict(v) for k, v in (raw.get("scheduler_params") or {}).items()},
+        pause_rule=raw["pause_rule"], on_error=raw["on_error"], demand=raw["sizing"]["demand"],
+        progress=bool(raw.get("progress", False)),
+    )
+    cfg = PipelineConfig(
+        profile=raw["profile"], run=run, reference=raw["reference"],
+        baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
+        traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
+        raw=dict(raw),
+    )
+    _check_references(cfg)
+    return cfg
+
+
+def _check_references(cfg: PipelineConfig) -> None:
+    x = cfg.experiments
+    used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
+            *x.migration_traces, x.case.trace, *x.migration_days}
+    missing = sorted(used - set(cfg.traces))
+    if missing:
+        raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")
+    if cfg.reference not in cfg.schedulers:
+        raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
+    if len(set(cfg.schedulers)) != len(cfg.schedulers):
+        raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
+
+
+def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:
+    """Raise ``ConfigError`` naming every scheduler the registry does not know."""
+    unknown = [s for s in names if s not in available]
+    if unknown:
+        raise ConfigError(
+            f"schedulers not registered in compass.schedulers: {unknown}; registered: "
+            f"{sorted(available)}. Run a subset with, e.g., "
+            f"--config 'schedulers={json.dumps([s for s in names if s in available])}'"
+        )
+
+
+def config_record(cfg: PipelineConfig, resolved: Mapping[str, ResolvedTrace]) -> dict[str, Any]:
+    """The JSON the pipeline writes beside its results: the profile plus resolved traces."""
+    return {"profile": dict(cfg.raw),
+            "resolved": {name: r.record() for name, r in resolved.items()}}
+
+
+def read_config_record(record: Mapping[str, Any]
+                       ) -> tuple[PipelineConfig, dict[str, ResolvedTrace]]:
+    """The parsed profile and resolved traces of a ``config_record``."""
+    return (parse_config(record["profile"]),
+            {k: ResolvedTrace.from_record(v) for k, v in record["resolved"].items()})

@@ -1,0 +1,76 @@
+"""The run grid: every (trace, day, eta, c) batch that the experiments of section 6 need.
+
+One batch replays one day window at one eta and one migration cost c under every configured
+scheduler (one Snakemake job, one CSV of one row per scheduler). Experiments share batches:
+Fig. 1's GFS days at eta 0.90 are also Fig. 2's middle point and Table 3's (day, 0.90) pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from compass.experiments.config import PipelineConfig, ResolvedTrace
+from compass.experiments.data import select_days
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """One batch: a trace's day window at one eta and one migration cost (seconds)."""
+
+    trace: str
+    day: int
+    eta: float
+    cost: float
+
+    @property
+    def wildcards(self) -> dict[str, str]:
+        """The Snakemake wildcards of this batch (numbers written with ``:g``)."""
+        return {"trace": self.trace, "day": str(self.day), "eta": f"{self.eta:g}",
+                "cost": f"{self.cost:g}"}
+
+    def path(self, results: Path) -> Path:
+        """The batch's CSV under the profile's results folder."""
+        w = self.wildcards
+        return results / "runs" / w["trace"] / f"eta{w['eta']}" / f"c{w['cost']}" / \
+            f"day{w['day']}.csv"
+
+
+def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
+    """Days of the migration-cost sweep: the profile's subset, else every day of the trace."""
+    selection = cfg.experiments.migration_days.get(trace.name)
+    if selection is None:
+        return trace.days
+    return tuple(d for d in select_days(selection, trace.days) if d in set(trace.days))
+
+
+def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[RunKey]:
+    """Every batch the experiments need, each once, sorted."""
+    x, c0 = cfg.experiments, cfg.migration_cost
+    keys: set[RunKey] = set()
+
+    def add(trace: str, etas: tuple[float, ...], costs: tuple[float, ...],
+            days: tuple[int, ...] | None = None) -> None:
+        for day in traces[trace].days if days is None else days:
+            keys.update(RunKey(trace, day, eta, c) for eta in etas for c in costs)
+
+    for t in x.overall_traces:
+        add(t, (x.overall_eta,), (c0,))
+    add(x.eta_trace, x.etas, (c0,))
+    for t in x.composition_traces:
+        add(t, (x.composition_eta,), (c0,))
+    for t in x.wcc_traces:
+        add(t, x.wcc_etas, (c0,))
+    for t in x.migration_traces:
+        add(t, (x.migration_eta,), x.migration_costs, migration_days(cfg, traces[t]))
+    return sorted(keys)
+
+
+def etas_of(cfg: PipelineConfig, trace: str) -> tuple[float, ...]:
+    """Every eta any experiment uses on ``trace`` (the day table sizes the cluster at each)."""
+    x = cfg.experiments
+    etas = {x.overall_eta, x.composition_eta, x.migration_eta, *x.etas, *x.wcc_etas}
+    if trace == x.case.trace:
+        etas.add(x.case.eta)
+    return tuple(sorted(etas))

@@ -1,0 +1,91 @@
+"""Where the pipeline puts things, and which products each notebook makes.
+
+One place for paths, so that the Snakefile, the notebooks, the report and the smoke test
+agree. Results of a profile live under ``results/<profile>/``; figures, tables and the
+report go where the profile's ``outputs`` say (``figures/``, ``paper/tables/``,
+``paper/REPRODUCTION.md`` for quick and full).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Products:
+    """What one notebook writes: figures (PNG + PDF) and tables (CSV + Markdown), by stem."""
+
+    figures: tuple[str, ...]
+    tables: tuple[str, ...]
+
+
+#: The experiment notebooks in ``notebooks/``, in the paper's order, and their products.
+NOTEBOOKS: dict[str, Products] = {
+    "01_overall": Products(("fig1_overall",), ("fig1_overall",)),
+    "02_eta_sweep": Products(("fig2_eta_sweep",), ("fig2_eta_sweep",)),
+    "03_composition": Products(("fig3_composition",), ("table2_composition",
+                                                       "fig3_composition")),
+    "04_wcc_coverage": Products(("fig_wcc_coverage",), ("table3_wcc_top1", "wcc_days")),
+    "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",)),
+    "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
+                              ("case_blocking",)),
+}
+#: Table 1 is written by a rule, not a notebook.
+TABLE1 = "table1_classes"
+FIGURE_FORMATS = ("png", "pdf")
+TABLE_FORMATS = ("csv", "md")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths of one profile's results folder."""
+
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs.csv"
+
+    def trace_dir(self, trace: str) -> Path:
+        return self.root / "traces" / trace
+
+    def canonical(self, trace: str) -> Path:
+        """A real trace, loaded once into the canonical schema."""
+        return self.trace_dir(trace) / "canonical.csv"
+
+    def day_table(self, trace: str) -> Path:
+        return self.trace_dir(trace) / "days.csv"
+
+    @property
+    def case_window(self) -> Path:
+        return self.root / "case" / "window.json"
+
+    @property
+    def case_timelines(self) -> Path:
+        return self.root / "case" / "timelines.csv"
+
+    @property
+    def case_jobs(self) -> Path:
+        return self.root / "case" / "jobs.csv"
+
+    @property
+    def case_runs(self) -> Path:
+        return self.root / "case" / "runs.csv"
+
+    def notebook(self, name: str) -> Path:
+        return self.root / "notebooks" / f"{name}.ipynb"
+
+
+def figure_files(figures: Path, stem: str) -> list[Path]:
+    """The PNG and PDF of a figure."""
+    return [figures / f"{stem}.{ext}" for ext in FIGURE_FORMATS]
+
+
+def table_files(tables: Path, stem: str) -> list[Path]:
+    """The CSV and Markdown of a table."""
+    return [tables / f"{stem}.{ext}" for ext in TABLE_FORMATS]

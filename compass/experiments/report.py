@@ -1,0 +1,575 @@
+"""The claims report: paper/REPRODUCTION.md puts every claim of paper/claims.yaml beside the
+value this pipeline measured, names the data it came from, and gives a verdict.
+
+Each claim names a *measure* (a function below, in ``MEASURES``) and a *check* (the rule
+that turns our value and the paper's into "holds" or "differs", with the size of the
+difference). Claims the pipeline cannot measure (theorems checked by tests, the physical
+cluster's latency) say so. Known deviations come from paper/deviations.yaml. On SYNTHETIC
+data every verdict is about the synthetic stand-ins; claims whose number the synthetic
+traces are calibrated to agree by construction, and the report marks them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from compass.experiments.aggregate import METRICS, leads, top1, wide
+from compass.experiments.case_study import CaseStudy
+from compass.experiments.composition import SHARE_COLUMNS, composition, composition_days
+from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
+from compass.experiments.coverage import coverage_pairs
+from compass.experiments.layout import NOTEBOOKS, TABLE1
+from compass.experiments.results import Results
+from compass.experiments.sweeps import eta_sweep, migration_cost, overall
+from compass.experiments.tables import markdown
+
+#: Verdicts, in the order the summary counts them.
+VERDICTS = ("holds", "differs", "no data", "not measured")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One entry of paper/claims.yaml."""
+
+    id: str
+    section: str
+    statement: str
+    paper: str
+    measure: dict[str, Any]
+    check: dict[str, Any]
+    unit: str
+    evidence: list[str]
+    how: str
+    calibrated: bool = False
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Our value: ``value`` for the check, ``text`` for people, ``traces`` it came from."""
+
+    value: Any
+    text: str
+    traces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    detail: str = ""
+
+
+def fmt(x: Any) -> str:
+    """A number as the report prints it."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    ax = abs(float(x))
+    if ax >= 1000:
+        return f"{x:,.0f}"
+    if ax >= 10:
+        return f"{x:.1f}"
+    if ax >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+# ---------------------------------------------------------------------------- evidence
+@dataclass
+class Evidence:
+    """The experiments' tables for one results folder, each computed once."""
+
+    res: Results
+    tables: Path
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cfg(self) -> PipelineConfig:
+        return self.res.config
+
+    def experiment(self, name: str) -> tuple[pd.DataFrame, list[str], tuple[str, ...]]:
+        """(means, grouping columns, traces) of a metric-means experiment."""
+        x = self.cfg.experiments
+        table = {"overall": (overall, ["trace"], x.overall_traces),
+                 "eta_sweep": (eta_sweep, ["trace", "eta"], (x.eta_trace,)),
+                 "migration_cost": (migration_cost, ["trace", "cost"], x.migration_traces),
+                 "composition": (composition, ["trace", "day"], x.composition_traces)}
+        function, by, traces = table[name]
+        if name not in self.cache:
+            self.cache[name] = function(self.res)
+        return self.cache[name], by, tuple(traces)
+
+    @cached_property
+    def chosen_days(self) -> pd.DataFrame:
+        return composition_days(self.res)
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        return coverage_pairs(self.res)
+
+    @cached_property
+    def case(self) -> tuple[CaseStudy, pd.DataFrame]:
+        study = CaseStudy.load(self.res)
+        return study, study.summary()
+
+    def schedulers(self, names: str | Sequence[str]) -> list[str]:
+        return list(self.cfg.baselines) if names == "baselines" else list(names)
+
+
+# ---------------------------------------------------------------------------- measures
+def _not_measured(ev: Evidence, reason: str) -> Measured:
+    return Measured(None, reason)
+
+
+def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
+    means, _, traces = ev.experiment(experiment)
+    flags = top1(wide(means, by), ev.cfg.reference, ev.cfg.ranked, by)
+    flags = flags[flags["defined"]]
+    lost = flags[~flags["top1"]]
+    text = f"{int(flags['top1'].sum())} of {len(flags)}"
+    if len(lost):
+        text += "; not best on " + ", ".join(
+            " ".join(str(v) for v in row) for row in lost[[*by, "metric"]].itertuples(index=False))
+    return Measured((int(flags["top1"].sum()), len(flags)), text, traces)
+
+
+def _lead_table(ev: Evidence, experiment: str) -> tuple[pd.DataFrame, list[str], tuple]:
+    means, by, traces = ev.experiment(experiment)
+    means = means[means["metric"].isin(METRICS)]
+    return leads(means, ev.cfg.reference, ev.cfg.baselines, by), by, traces
+
+
+def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
+          scale: float = 1.0) -> Measured:
+    table, _, traces = _lead_table(ev, experiment)
+    rows = table[table["metric"] == metric]
+    for column, value in where.items():
+        rows = rows[np.isclose(rows[column], value) if isinstance(value, float)
+                    else rows[column] == value]
+    if rows.empty or pd.isna(rows["lead"].iloc[0]):
+        which = ", ".join(f"{k} {v}" for k, v in where.items())
+        return Measured(None, f"no {experiment} result for {which}", traces)
+    row = rows.iloc[0]
+    lead = float(row["lead"]) * scale
+    return Measured(lead, f"{fmt(lead)} (vs {row['strongest_baseline']})",
+                    (where["trace"],) if "trace" in where else traces)
+
+
+def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
+    table, _, traces = _lead_table(ev, experiment)
+    rows = table[table["metric"] == metric].sort_values("eta", ascending=False)
+    values = rows["lead"].to_numpy(dtype=float)
+    if values.size < 2 or np.isnan(values).any():
+        return Measured(None, "fewer than two eta values with a lead", traces)
+    text = " -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(values, rows["eta"]))
+    return Measured(bool(np.all(np.diff(values) > 0)), text, traces)
+
+
+def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:
+    means, _, _ = ev.experiment(experiment)
+    part = means[(means["metric"] == metric) & means["scheduler"].isin(names)]
+    return part["value"].dropna()
+
+
+def _reference_range(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, [ev.cfg.reference])
+    traces = ev.experiment(experiment)[2]
+    if v.empty:
+        return Measured(None, "no value", traces)
+    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
+
+
+def _baseline_range(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, list(ev.cfg.baselines))
+    traces = ev.experiment(experiment)[2]
+    if v.empty:
+        return Measured(None, "no value", traces)
+    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
+
+
+def _reference_min(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, [ev.cfg.reference])
+    traces = ev.experiment(experiment)[2]
+    return Measured(float(v.min()) if len(v) else None, fmt(v.min()) if len(v) else "no value",
+                    traces)
+
+
+def _afr_below_bound(ev: Evidence) -> Measured:
+    x, cfg = ev.cfg.experiments, ev.cfg
+    runs = ev.res.select(x.overall_traces, [x.overall_eta], [cfg.migration_cost])
+    mine = runs[(runs["scheduler"] == cfg.reference) & runs["afr"].notna()]
+    below = mine["afr"] * mine["nodes"] < 2
+    parts = [f"{t}: {int(below[mine['trace'] == t].sum())}/{int((mine['trace'] == t).sum())}"
+             for t in x.overall_traces]
+    return Measured((int(below.sum()), len(mine)), "days with AFR < 2/N: " + ", ".join(parts),
+                    x.overall_traces)
+
+
+def _nsif_bound(ev: Evidence) -> Measured:
+    mine = ev.res.ok[ev.res.ok["scheduler"] == ev.cfg.reference]
+    v = mine["max_nsif_wcc"].dropna()
+    if v.empty:
+        return Measured(None, "no run of the reference with the WCC holding")
+    over = int((v > 2).sum())
+    return Measured(float(v.max()), f"max {fmt(v.max())} over {len(v)} runs ({over} above 2)",
+                    tuple(sorted(mine["trace"].unique())))
+
+
+def _class_shares(ev: Evidence, trace: str) -> Measured:
+    table = pd.read_csv(ev.tables / f"{TABLE1}.csv")
+    row = table[table["trace"] == trace]
+    if row.empty:
+        return Measured(None, f"no Table 1 row for {trace}")
+    values = [float(row[c].iloc[0]) for c in row.columns if c.endswith(" %")]
+    return Measured(values, " / ".join(f"{v:.2f}" for v in values), (trace,))
+
+
+def _composition_days(ev: Evidence) -> Measured:
+    chosen = ev.chosen_days
+    pairs = [(str(t), int(d)) for t, d in zip(chosen["trace"], chosen["day"])]
+    return Measured(sorted(pairs), ", ".join(f"{t} {d}" for t, d in pairs),
+                    ev.cfg.experiments.composition_traces)
+
+
+def _day_composition(ev: Evidence, trace: str, day: int) -> Measured:
+    days = ev.res.day_table(trace)
+    row = days[days["day"] == day]
+    if row.empty:
+        return Measured(None, f"{trace} day {day} is not replayed in this profile", (trace,))
+    values = [float(row[c].iloc[0]) for c in SHARE_COLUMNS]
+    return Measured(values, " / ".join(f"{v:.3f}" for v in values), (trace,))
+
+
+def _pair_shares(ev: Evidence, trace: str, buckets: list[str]) -> tuple[list[float], int]:
+    pairs = ev.pairs[ev.pairs["trace"] == trace].drop_duplicates(["day", "eta"])
+    n = len(pairs)
+    return [float((pairs["bucket"] == b).sum() / n) if n else math.nan for b in buckets], n
+
+
+def _rho_share(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
+    shares, n = _pair_shares(ev, trace, buckets)
+    if not n:
+        return Measured(None, "no (day, eta) pair", (trace,))
+    total = float(sum(shares))
+    return Measured(total, f"{fmt(total)} ({round(total * n)} of {n} pairs)", (trace,))
+
+
+def _rho_shares(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
+    shares, n = _pair_shares(ev, trace, buckets)
+    if not n:
+        return Measured(None, "no (day, eta) pair", (trace,))
+    return Measured(shares, " / ".join(fmt(s) for s in shares) + f" ({n} pairs)", (trace,))
+
+
+def _top1_share(ev: Evidence, trace: str, metric: str) -> Measured:
+    p = ev.pairs
+    p = p[(p["trace"] == trace) & (p["metric"] == metric) & p["defined"]]
+    if p.empty:
+        return Measured(None, "no pair with a defined value", (trace,))
+    share = float(p["top1"].mean())
+    return Measured(share, f"{fmt(share)} ({int(p['top1'].sum())} of {len(p)})", (trace,))
+
+
+def _top1_worst_bucket(ev: Evidence, trace: str, metrics: list[str]) -> Measured:
+    p = ev.pairs
+    p = p[(p["trace"] == trace) & p["metric"].isin(metrics) & p["defined"]
+          & (p["bucket"] != "1.0")]
+    if p.empty:
+        return Measured(None, "no (day, eta) pair with rho < 1 in this profile", (trace,))
+    shares = p.groupby(["bucket", "metric"])["top1"].mean()
+    worst = shares.idxmin()
+    return Measured(float(shares.min()), f"{fmt(shares.min())} ({worst[1]} in {worst[0]})",
+                    (trace,))
+
+
+def _sweep(ev: Evidence) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The migration-cost means of the ranked schedulers (the paper's seven)."""
+    means, _, traces = ev.experiment("migration_cost")
+    return means[means["scheduler"].isin(ev.cfg.ranked)], traces
+
+
+def _pause_per_job(ev: Evidence) -> Measured:
+    means, traces = _sweep(ev)
+    top = means[(means["metric"] == "pause_per_job") & (means["cost"] == means["cost"].max())]
+    if top.empty:
+        return Measured(None, "no sweep", traces)
+    row = top.loc[top["value"].idxmax()]
+    return Measured(float(row["value"]), f"{fmt(row['value'])} ({row['scheduler']}, "
+                    f"{row['trace']}, c = {row['cost']:g} s)", traces)
+
+
+def _flatness(ev: Evidence) -> Measured:
+    means, traces = _sweep(ev)
+    means = means[means["metric"].isin(METRICS)]
+    if means["cost"].nunique() < 2:
+        return Measured(None, "fewer than two migration costs", traces)
+    g = means.groupby(["trace", "scheduler", "metric"])["value"]
+    spread = ((g.max() - g.min()) / g.mean().abs()).dropna()
+    worst = spread.idxmax()
+    return Measured(float(spread.max()), f"{fmt(spread.max())} ({' '.join(worst)})", traces)
+
+
+def _case_rows(ev: Evidence, schedulers: str | Sequence[str]) -> tuple[pd.DataFrame, tuple]:
+    study, summary = ev.case
+    rows = summary[summary["scheduler"].isin(ev.schedulers(schedulers))]
+    return rows, (study.window.trace,)
+
+
+def _case_values(rows: pd.DataFrame, column: str) -> str:
+    return ", ".join(f"{s} {fmt(v)}" for s, v in zip(rows["scheduler"], rows[column]))
+
+
+def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
+    rows, traces = _case_rows(ev, schedulers)
+    v = rows[column].dropna()
+    if v.empty:
+        return Measured(None, "no scheduler of the claim ran the case study", traces)
+    return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces)
+
+
+def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
+    rows, traces = _case_rows(ev, schedulers)
+    v = rows[column].dropna()
+    if v.empty:
+        return Measured(None, "no value (no such run, or no blocking)", traces)
+    return Measured(float(v.max()), fmt(v.max()) if len(rows) == 1
+                    else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces)
+
+
+def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
+    rows, traces = _case_rows(ev, schedulers)
+    if rows.empty:
+        return Measured(None, "no scheduler of the claim ran the case study", traces)
+    lo, hi = float(rows[f"{column}_p10"].min()), float(rows[f"{column}_p90"].max())
+    return Measured((lo, hi), f"{fmt(lo)}-{fmt(hi)} (p10-p90)", traces)
+
+
+def _case_wide_blocked(ev: Evidence) -> Measured:
+    rows, traces = _case_rows(ev, "baselines")
+    n = rows["blocked_jobs"].sum()
+    if not n:
+        return Measured(None, "no blocked job under the baselines", traces)
+    share = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
+    return Measured(share, f"{fmt(share)} of {int(n)} blocked jobs", traces)
+
+
+MEASURES: dict[str, Callable[..., Measured]] = {
+    "not_measured": _not_measured, "wins": _wins, "lead": _lead, "leads_grow": _leads_grow,
+    "reference_range": _reference_range, "baseline_range": _baseline_range,
+    "reference_min": _reference_min, "afr_below_bound": _afr_below_bound,
+    "nsif_bound": _nsif_bound, "class_shares": _class_shares,
+    "composition_days": _composition_days, "day_composition": _day_composition,
+    "rho_share": _rho_share, "rho_shares": _rho_shares, "top1_share": _top1_share,
+    "top1_worst_bucket": _top1_worst_bucket, "pause_per_job": _pause_per_job,
+    "flatness": _flatness, "case_min": _case_min, "case_max": _case_max,
+    "case_band": _case_band, "case_wide_blocked": _case_wide_blocked,
+}
+
+
+# ---------------------------------------------------------------------------- checks
+def judge(check: dict[str, Any], value: Any, unit: str = "") -> Verdict:
+    """The verdict of a check on our value (see paper/claims.yaml for the rules)."""
+    u = f" {unit}" if unit else ""
+    if "at_least" in check:
+        x, v = float(check["at_least"]), float(value)
+        return Verdict("holds") if v >= x - 1e-12 else Verdict(
+            "differs", f"ours is lower by {fmt(x - v)}{u}")
+    if "at_most" in check:
+        x, v = float(check["at_most"]), float(value)
+        return Verdict("holds") if v <= x + 1e-12 else Verdict(
+            "differs", f"ours is higher by {fmt(v - x)}{u}")
+    if "within" in check:
+        lo, hi = (float(b) for b in check["within"])
+        a, b = (value, value) if np.isscalar(value) else value
+        if a >= lo - 1e-12 and b <= hi + 1e-12:
+            return Verdict("holds")
+        gaps = ([f"reaches {fmt(lo - a)}{u} below the band"] if a < lo else []) + (
+            [f"reaches {fmt(b - hi)}{u} above the band"] if b > hi else [])
+        return Verdict("differs", "; ".join(gaps))
+    if "approx" in check:
+        target = np.atleast_1d(np.asarray(check["approx"]["value"], dtype=float))
+        gap = float(np.max(np.abs(np.atleast_1d(np.asarray(value, dtype=float)) - target)))
+        tol = float(check["approx"]["tol"])
+        return Verdict("holds") if gap <= tol + 1e-12 else Verdict(
+            "differs", f"off by {fmt(gap)}{u} (tolerance {fmt(tol)})")
+    if "all" in check:
+        won, n = value
+        return Verdict("holds") if n and won == n else Verdict(
+            "differs", f"{n - won} of {n} not won")
+    if "increasing" in check:
+        return Verdict("holds") if value else Verdict("differs", "not increasing")
+    if "same" in check:
+        paper = sorted((str(t), int(d)) for t, d in check["same"])
+        missing = [f"{t} {d}" for t, d in paper if (t, d) not in value]
+        return Verdict("holds") if sorted(value) == paper else Verdict(
+            "differs", "the paper's " + ", ".join(missing) + " not chosen")
+    raise ValueError(f"unknown check {check}")
+
+
+def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
+    """Measure one claim and judge it."""
+    args = {k: v for k, v in claim.measure.items() if k != "kind"}
+    measured = MEASURES[claim.measure["kind"]](ev, **args)
+    if claim.measure["kind"] == "not_measured":
+        return measured, Verdict("not measured", measured.text)
+    if measured.value is None:
+        return measured, Verdict("no data", measured.text)
+    return measured, judge(claim.check, measured.value, claim.unit)
+
+
+# ---------------------------------------------------------------------------- writing
+def load_claims(path: str | Path) -> list[Claim]:
+    with open(path) as fh:
+        return [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
+
+
+def load_deviations(path: str | Path) -> list[dict[str, Any]]:
+    with open(path) as fh:
+        return list((yaml.safe_load(fh) or {}).get("deviations") or [])
+
+
+def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> str:
+    figure_stems = {s for p in NOTEBOOKS.values() for s in p.figures}
+    out = []
+    for stem in stems:
+        target = figures / f"{stem}.png" if stem in figure_stems else tables / f"{stem}.md"
+        out.append(f"[{stem}]({Path(os.path.relpath(target, report_dir)).as_posix()})")
+    return ", ".join(out) or "-"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
+    if not measured.traces:
+        return "-"
+    labels = [res.traces[t].label for t in measured.traces if t in res.traces]
+    text = "; ".join(labels)
+    synthetic = any(res.traces[t].origin == "synthetic" for t in measured.traces
+                    if t in res.traces)
+    if claim.calibrated and synthetic:
+        text += " (calibrated to this number: agreement by construction)"
+    return text
+
+
+def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
+    lines = []
+    failed = res.failed
+    if len(failed):
+        grouped = failed.groupby(["scheduler", "error"], sort=False)
+        lines.append(f"{len(failed)} of {len(res.runs)} runs raised; they are left out of "
+                     "every number above.\n")
+        for (scheduler, error), part in grouped:
+            where = ", ".join(f"{t} day {d} eta {e:g} c {c:g}" for t, d, e, c in
+                              part[["trace", "day", "eta", "cost"]].head(5).itertuples(
+                                  index=False))
+            more = f" and {len(part) - 5} more" if len(part) > 5 else ""
+            lines.append(f"- **{scheduler}** ({len(part)} runs: {where}{more}): `{error}`")
+    bad = case_status[case_status["status"] != "ok"]
+    lines += [f"- case study, **{r.scheduler}**: `{r.error}`" for r in bad.itertuples()]
+    return lines
+
+
+def _cost(res: Results) -> str:
+    ok = res.ok
+    per = ok.groupby(["trace", "scheduler"]).agg(runs=("wall_s", "size"),
+                                                 seconds=("wall_s", "sum"),
+                                                 jobs=("jobs", "sum")).reset_index()
+    per["s per 1,000 jobs"] = 1000 * per["seconds"] / per["jobs"]
+    order = {s: i for i, s in enumerate(PAPER_SCHEDULERS)}
+    per = per.sort_values(["trace", "scheduler"], key=lambda c: c.map(order).fillna(99)
+                          if c.name == "scheduler" else c)
+    batches = len(res.runs[["trace", "day", "eta", "cost"]].drop_duplicates())
+    head = (f"{len(res.runs)} simulator runs in {batches} batches took "
+            f"{fmt(ok['wall_s'].sum())} core-seconds of simulation (notebooks, data "
+            "preparation and Snakemake's own overhead not included). Per trace and "
+            "scheduler:\n\n")
+    return head + markdown(per[["trace", "scheduler", "runs", "seconds", "jobs",
+                                "s per 1,000 jobs"]])
+
+
+def _claim_rows(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
+                figures: Path, tables: Path, report_dir: Path) -> list[dict[str, str]]:
+    """One table row per claim: paper, ours, data, verdict, evidence links."""
+    marked = {c: d["id"] for d in deviations for c in d.get("claims") or []}
+    rows = []
+    for claim in claims:
+        measured, verdict = assess(claim, ev)
+        text = verdict.status + (f": {verdict.detail}" if verdict.detail else "")
+        if claim.id in marked:
+            text += f" (see deviation `{marked[claim.id]}`)"
+        shown = measured.value is not None or verdict.status == "not measured"
+        rows.append({
+            "id": claim.id, "section": claim.section, "claim": claim.statement,
+            "paper": claim.paper, "ours": measured.text if shown else "-",
+            "data": _data_label(ev.res, measured, claim), "verdict": text,
+            "status": verdict.status,
+            "shown in": _links(claim.evidence, figures, tables, report_dir),
+        })
+    return rows
+
+
+def _header(res: Results) -> list[str]:
+    """Title, profile, and what data every number comes from."""
+    cfg = res.config
+    traces = [res.traces[name] for name in cfg.traces]
+    lines = [
+        "# Reproduction report", "",
+        "Generated by the pipeline (`snakemake`, docs/pipeline.md) from "
+        f"`{res.layout.root.as_posix()}`: profile **{cfg.profile}** ({cfg.raw['description']})",
+        "", "## Data", "",
+        *[f"- **{t.name}**: {t.label}, {len(t.days)} day(s)"
+          + (f", hours {t.spec.hours[0]:g}-{t.spec.hours[1]:g}" if t.spec.hours != (0, 24)
+             else "") for t in traces],
+        *[f"- **{t.note}**" for t in traces if t.note], "",
+    ]
+    synthetic = [t.spec.synthetic for t in traces if t.origin == "synthetic"]
+    if synthetic:
+        lines += ["**SYNTHETIC data.** " + ", ".join(synthetic) + " are synthetic stand-ins "
+                  "calibrated to published statistics of the real traces (docs/traces.md). "
+                  "Every value below measures the schedulers on them, not the paper's traces; "
+                  "a verdict says whether the paper's claim holds on this data.", ""]
+    missing = [s for s in PAPER_SCHEDULERS if s not in set(res.runs["scheduler"])]
+    if missing:
+        lines += [f"Not run in this profile: {', '.join(missing)} (claims about them have "
+                  "no data).", ""]
+    return lines
+
+
+def write_report(results: str | Path, claims_path: str | Path, deviations_path: str | Path,
+                 out: str | Path, figures: str | Path, tables: str | Path) -> None:
+    """Measure every claim on a results folder and write the Markdown report."""
+    res, out = Results.load(results), Path(out)
+    claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
+    rows = _claim_rows(claims, Evidence(res, Path(tables)), deviations, Path(figures),
+                       Path(tables), out.parent)
+    counts = {v: sum(r["status"] == v for r in rows) for v in VERDICTS}
+    columns = [c for c in rows[0] if c != "status"]
+    lines = [*_header(res), "## Summary", "",
+             ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + f" ({len(claims)} claims).", ""]
+    failures = _failures(res, CaseStudy.load(res).status)
+    if failures:
+        lines += ["## Failed runs", "", *failures, ""]
+    lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+              *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
+              "## Known deviations", ""]
+    lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
+              + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
+              for d in deviations] or ["None recorded."]
+    lines += ["", "## How each value is measured", "",
+              *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines).rstrip() + "\n")

@@ -1,0 +1,154 @@
+"""The simulator runs of the experiments: run batches, and the case-study day.
+
+``run_batch`` replays a day window at one eta and one c under every scheduler; it is what
+the Snakemake rule ``simulate`` calls. It sizes the cluster once
+(N(eta), eq. 13, or the profile's fixed size), replays the window under each scheduler with
+``compass.simulate`` and returns one tidy row per scheduler: the section 5.5 metrics (AFR,
+AJCT, AGU), migrations, and timeline diagnostics (N x SIF, WCC, blocking) that the claims
+report needs but the timeline itself is too large to keep for every run. ``case_runs``
+replays the section 6.6 day and keeps the timelines of its window.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import traceback
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from compass.api import SimulationResult, simulate
+from compass.experiments.blocking import blocking, interval_lengths
+from compass.experiments.case_study import (
+    JOB_COLUMNS,
+    TIMELINE_COLUMNS,
+    CaseWindow,
+    window_timeline,
+)
+from compass.experiments.config import ResolvedTrace, RunSettings
+from compass.experiments.data import cluster_nodes
+from compass.experiments.grid import RunKey
+
+#: Columns of a batch file, in order (docs/pipeline.md describes each).
+RUN_COLUMNS = [
+    "trace", "day", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
+    "sizing", "nodes", "p_eta", "maxjob_nodes", "jobs", "afr", "ajct", "agu", "migrations",
+    "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
+    "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
+    "frag_blocked_s", "frag_episodes", "longest_frag_episode_s", "wall_s",
+]
+
+
+def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
+                    run: RunSettings) -> SimulationResult:
+    """Replay a window's jobs under ``scheduler`` on ``nodes`` nodes with migration cost c."""
+    return simulate(jobs, scheduler=scheduler, nodes=nodes, migration_cost=cost, seed=run.seed,
+                    scheduler_params=dict(run.scheduler_params.get(scheduler, {})),
+                    pause_rule=run.pause_rule, progress=run.progress)  # type: ignore[arg-type]
+
+
+def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
+    """Timeline facts beyond the metrics: N x SIF (= partial nodes - Phi*), the WCC share of
+    the replay, blocking and its fragmentation-induced part (``blocking``)."""
+    tl = result.timeline
+    nsif = (tl["partial_nodes"] - tl["phi_star"]).to_numpy()
+    wcc = tl["wcc"].fillna(False).to_numpy(dtype=bool)
+    dt = interval_lengths(tl["time"].to_numpy(dtype=float))
+    block = blocking(tl, nodes, int(result.metadata["gpus_per_node"]))
+    return {
+        "max_nsif": float(nsif.max()) if nsif.size else 0.0,
+        "max_nsif_wcc": float(nsif[wcc].max()) if wcc.any() else math.nan,
+        "wcc_time_share": float(dt[wcc].sum() / dt.sum()) if dt.sum() > 0 else 1.0,
+        "blocked_s": block.blocked_s,
+        "frag_blocked_s": block.fragmentation_s,
+        "frag_episodes": block.episodes,
+        "longest_frag_episode_s": block.longest_episode_s,
+        "pause_per_job": float(result.jobs["pause_time"].mean()) if len(result.jobs) else 0.0,
+    }
+
+
+def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSettings,
+              log: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Replay one (trace, day, eta, c) window under every configured scheduler.
+
+    A scheduler that raises is recorded with ``status="error"`` and its message (profile key
+    ``on_error: record``; ``raise`` stops the batch instead), so one broken policy does not
+    cost the other runs; the report lists every failed run.
+    """
+    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    base = {"trace": key.trace, "day": key.day, "eta": key.eta, "cost": key.cost,
+            "origin": trace.origin, "jobs": len(jobs)}
+    if jobs.empty:
+        return _frame([{**base, "scheduler": s, "status": "empty"} for s in run.schedulers])
+    size = cluster_nodes(jobs, trace.spec, key.day, key.eta, run.demand)
+    base.update(sizing="fixed" if trace.spec.nodes else run.demand, nodes=size.nodes,
+                p_eta=size.p_eta, maxjob_nodes=size.maxjob_nodes)
+    rows = []
+    for scheduler in run.schedulers:
+        started = time.perf_counter()
+        row: dict[str, object] = {**base, "scheduler": scheduler}
+        try:
+            result = simulate_window(jobs, scheduler, size.nodes, key.cost, run)
+            s = result.summary
+            row.update(status="ok", trace_source=s["trace_source"],
+                       **{k: s[k] for k in ("afr", "ajct", "agu", "migrations",
+                                            "migrations_per_job", "peak_seconds",
+                                            "mean_queue_time", "max_partial_nodes")},
+                       **diagnostics(result, size.nodes))
+        except Exception as exc:  # recorded, reported; see the docstring
+            if run.on_error == "raise":
+                raise
+            row.update(status="error", error=f"{type(exc).__name__}: {exc}")
+            log(traceback.format_exc())
+        row["wall_s"] = time.perf_counter() - started
+        rows.append(row)
+        log(_progress_line(key, size.nodes, row))
+    return _frame(rows)
+
+
+def _progress_line(key: RunKey, nodes: int, row: dict[str, object]) -> str:
+    head = (f"{key.trace} day {key.day} eta {key.eta:g} c {key.cost:g} N {nodes}: "
+            f"{row['scheduler']:<12} {row['wall_s']:7.1f} s")
+    if row["status"] != "ok":
+        return f"{head}  {str(row['status']).upper()} {row.get('error', '')}"
+    return (f"{head}  AFR {row['afr']:.4f}  AJCT {row['ajct']:.0f} s  AGU {row['agu']:.4f}  "
+            f"migrations {row['migrations']}")
+
+
+def _frame(rows: list[dict[str, object]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    for column in RUN_COLUMNS:
+        if column not in frame:
+            frame[column] = np.nan if column != "error" else ""
+    return frame[RUN_COLUMNS]
+
+
+def case_runs(jobs: pd.DataFrame, win: CaseWindow, run: RunSettings, cost: float
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Replay the case-study day under every scheduler with migration cost ``cost``:
+    (timelines inside the window, jobs, status per scheduler). Errors are recorded as in
+    ``run_batch``."""
+    timelines, job_tables, status = [], [], []
+    for scheduler in run.schedulers:
+        try:
+            result = simulate_window(jobs, scheduler, win.nodes, cost, run)
+        except Exception as exc:  # recorded, reported; see run_batch
+            if run.on_error == "raise":
+                raise
+            status.append({"scheduler": scheduler, "status": "error",
+                           "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        status.append({"scheduler": scheduler, "status": "ok", "error": ""})
+        timelines.append(window_timeline(result.timeline, win, scheduler))
+        table = result.jobs[JOB_COLUMNS].copy()
+        table.insert(0, "scheduler", scheduler)
+        job_tables.append(table)
+    return (_stack(timelines, ["scheduler", *TIMELINE_COLUMNS, "hour", "nsif", "frag_blocked"]),
+            _stack(job_tables, ["scheduler", *JOB_COLUMNS]), pd.DataFrame(status))
+
+
+def _stack(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

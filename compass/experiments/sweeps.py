@@ -1,0 +1,44 @@
+"""Figs. 1, 2 and 4: metric means per scheduler across traces, eta values and migration costs.
+
+* ``overall`` (section 6.1, Fig. 1): eta = 0.90 on Venus, GFS and Phys-Mix;
+* ``eta_sweep`` (section 6.2, Fig. 2): GFS at eta 0.85 / 0.90 / 0.95;
+* ``migration_cost`` (section 6.5, Fig. 4): c = 1..10 s on GFS and Venus at eta 0.90, on
+  the same days for every c; adds the migration pause per job (c times the paused instants).
+
+Each returns ``aggregate.metric_means``'s long table; ``aggregate.leads`` and
+``aggregate.top1`` turn it into the paper's comparisons.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from compass.experiments.aggregate import METRICS, metric_means, ordered
+from compass.experiments.grid import migration_days
+from compass.experiments.results import Results
+
+
+def overall(res: Results) -> pd.DataFrame:
+    """Fig. 1: mean AFR, AJCT, AGU per trace and scheduler at the overall eta."""
+    x = res.config.experiments
+    runs = res.select(x.overall_traces, [x.overall_eta], [res.config.migration_cost])
+    return ordered(metric_means(runs, ["trace"]), "trace", x.overall_traces)
+
+
+def eta_sweep(res: Results) -> pd.DataFrame:
+    """Fig. 2: mean AFR, AJCT, AGU per eta and scheduler on the sweep's trace."""
+    x = res.config.experiments
+    runs = res.select([x.eta_trace], x.etas, [res.config.migration_cost])
+    return ordered(metric_means(runs, ["trace", "eta"]), "eta", sorted(x.etas))
+
+
+def migration_cost(res: Results) -> pd.DataFrame:
+    """Fig. 4: mean AFR, AJCT, AGU and migration pause per job, per trace, c and scheduler."""
+    x = res.config.experiments
+    runs = res.select(x.migration_traces, [x.migration_eta], x.migration_costs)
+    keep = pd.concat([runs[(runs["trace"] == t) & runs["day"].isin(
+        migration_days(res.config, res.traces[t]))] for t in x.migration_traces])
+    means = metric_means(keep, ["trace", "cost"], [*METRICS, "pause_per_job",
+                                                    "migrations_per_job"])
+    return ordered(ordered(means, "cost", sorted(x.migration_costs)), "trace",
+                   x.migration_traces)

@@ -1,0 +1,191 @@
+"""The one figure style of the reproduction (paper section 6, Figs. 1-7).
+
+Schedulers always appear in the same order and colour (COMPASS-ABS first, in vermillion,
+drawn thicker and on top; the six baselines in the order of section 5.4; the SIFOpt oracle
+last, grey and dashed). Axes carry units. Every figure's title names its data (SYNTHETIC or
+real) so a figure cannot be mistaken for the paper's. ``save`` writes PNG and PDF.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from compass.experiments.config import PAPER_SCHEDULERS
+
+#: The reference scheduler, highlighted everywhere.
+REFERENCE = "compass-abs"
+#: Fixed order: COMPASS-ABS, the six baselines of section 5.4, the oracle.
+SCHEDULER_ORDER = PAPER_SCHEDULERS
+#: Fixed colours (seaborn's colour-blind palette); names outside the order get the rest.
+COLORS = {
+    "compass-abs": "#d55e00", "gfs": "#0173b2", "fgd": "#029e73", "cafgd": "#cc78bc",
+    "mcg": "#ca9161", "fft": "#56b4e9", "drr": "#de8f05", "sifopt": "#949494",
+}
+_SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
+DISPLAY = {
+    "compass-abs": "COMPASS-ABS", "gfs": "GFS", "fgd": "FGD", "cafgd": "CAFGD", "mcg": "MCG",
+    "fft": "FFT", "drr": "DRR", "sifopt": "SIFOpt (oracle)",
+}
+#: Axis labels with units.
+LABELS = {
+    "afr": "AFR (share of nodes)", "ajct": "AJCT (s)", "agu": "AGU (share of GPUs)",
+    "pause_per_job": "migration pause per job (s)",
+    "migrations_per_job": "migrations per job (count)",
+    "nsif": "N x SIF (avoidable partial nodes)", "gpu_util": "GPU utilisation (share of GPUs)",
+    "empty_nodes": "empty nodes (count)", "eta": "eta (sizing percentile, eq. 13)",
+    "cost": "migration cost c (s)", "hour": "time of day (h)",
+}
+TRACES = {"venus": "Venus", "gfs": "GFS", "physmix": "Phys-Mix"}
+
+
+def apply_style() -> None:
+    """Seaborn's paper context on a white grid; called by every plotting function."""
+    sns.set_theme(context="paper", style="whitegrid", font_scale=1.05)
+
+
+def order(names: Iterable[str]) -> list[str]:
+    """Schedulers in the fixed order; unknown names follow, sorted."""
+    names = set(names)
+    return [s for s in SCHEDULER_ORDER if s in names] + sorted(names - set(SCHEDULER_ORDER))
+
+
+def color(name: str) -> str:
+    """The scheduler's fixed colour."""
+    if name in COLORS:
+        return COLORS[name]
+    return _SPARE_COLORS[sum(map(ord, name)) % len(_SPARE_COLORS)]
+
+
+def display(name: str) -> str:
+    return DISPLAY.get(name, name)
+
+
+def _line_style(name: str) -> dict[str, object]:
+    if name == REFERENCE:
+        return {"color": color(name), "lw": 2.6, "zorder": 5, "marker": "o", "ms": 5}
+    dashed = "--" if name == "sifopt" else "-"
+    return {"color": color(name), "lw": 1.3, "ls": dashed, "zorder": 3, "marker": ".", "ms": 4}
+
+
+def _title(fig: plt.Figure, title: str, data: str) -> None:
+    fig.suptitle(f"{title}\n" + textwrap.fill(data, 110), fontsize=10)
+
+
+def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
+             metrics: Sequence[str] = ("afr", "ajct", "agu"),
+             col_label: dict[object, str] | None = None) -> plt.Figure:
+    """Rows: metrics; columns: values of ``col``; in each panel one dot per scheduler.
+
+    Dots instead of bars: schedulers often differ by a fraction of a percent, and a dot's
+    axis need not start at zero.
+    """
+    apply_style()
+    groups = list(dict.fromkeys(means[col]))
+    names = order(means["scheduler"])
+    fig, axes = plt.subplots(len(metrics), len(groups), squeeze=False,
+                             figsize=(3.2 * len(groups) + 0.8, 2.3 * len(metrics) + 0.9))
+    for r, metric in enumerate(metrics):
+        for c, group in enumerate(groups):
+            ax = axes[r][c]
+            part = means[(means[col] == group) & (means["metric"] == metric)]
+            values = part.set_index("scheduler")["value"]
+            for y, name in enumerate(names):
+                if name in values and pd.notna(values[name]):
+                    big = name == REFERENCE
+                    ax.scatter(values[name], y, color=color(name), s=70 if big else 30,
+                               edgecolor="black" if big else "none", zorder=5 if big else 3)
+            ax.set_yticks(range(len(names)), [display(n) for n in names])
+            ax.invert_yaxis()
+            for tick in ax.get_yticklabels():
+                tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
+            ax.set_xlabel(LABELS.get(metric, metric))
+            if c:
+                ax.set_yticklabels([])
+            if r == 0:
+                ax.set_title((col_label or {}).get(group, TRACES.get(str(group), str(group))))
+    _title(fig, title, data)
+    fig.tight_layout()
+    return fig
+
+
+def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
+              metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
+    """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``."""
+    apply_style()
+    groups = list(dict.fromkeys(means[col]))
+    names = order(means["scheduler"])
+    fig, axes = plt.subplots(len(metrics), len(groups), squeeze=False,
+                             figsize=(4.2 * len(groups) + 0.6, 2.4 * len(metrics) + 1.2))
+    for r, metric in enumerate(metrics):
+        for c, group in enumerate(groups):
+            ax = axes[r][c]
+            part = means[(means[col] == group) & (means["metric"] == metric)]
+            for name in names:
+                line = part[part["scheduler"] == name].sort_values(x)
+                ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
+            ax.set_xlabel(LABELS.get(x, x))
+            ax.set_ylabel(LABELS.get(metric, metric))
+            if r == 0:
+                ax.set_title(TRACES.get(str(group), str(group)))
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(names), 8), frameon=False)
+    _title(fig, title, data)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
+                bound: float | None = None) -> plt.Figure:
+    """One line (a step function) per scheduler over the time of day; ``bound``: a dotted
+    horizontal reference line (e.g. N x SIF <= 2, Theorem 1)."""
+    apply_style()
+    fig, ax = plt.subplots(figsize=(8.5, 3.8))
+    for name in order(timelines["scheduler"]):
+        part = timelines[timelines["scheduler"] == name]
+        style = {k: v for k, v in _line_style(name).items() if k not in ("marker", "ms")}
+        ax.step(part["hour"], part[y], where="post", label=display(name), **style)
+    if bound is not None:
+        ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
+    ax.set_xlabel(LABELS["hour"])
+    ax.set_ylabel(LABELS.get(y, y))
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    _title(fig, title, data)
+    fig.tight_layout()
+    return fig
+
+
+def bucket_bars(table: pd.DataFrame, title: str, data: str) -> plt.Figure:
+    """Table 3 as bars: per trace, the reference's top-1 share per rho bucket and metric."""
+    apply_style()
+    traces = list(dict.fromkeys(table["trace"]))
+    fig, axes = plt.subplots(1, len(traces), squeeze=False, figsize=(5.2 * len(traces), 3.6))
+    for ax, trace in zip(axes[0], traces):
+        part = table[table["trace"] == trace]
+        long = part.melt(id_vars=["bucket", "pairs"], var_name="metric", value_name="share",
+                         value_vars=[c for c in part if c.endswith("top-1 share")])
+        long["metric"] = long["metric"].str.replace(" top-1 share", "").str.upper()
+        long["bucket"] = long["bucket"] + "\n(n=" + long["pairs"].astype(str) + ")"
+        sns.barplot(long, x="bucket", y="share", hue="metric", ax=ax, palette="Greys")
+        ax.set(xlabel="WCC coverage rho bucket (n = (day, eta) pairs)",
+               ylabel=f"{display(REFERENCE)} top-1 (share of pairs)", ylim=(0, 1.05),
+               title=TRACES.get(trace, trace))
+        ax.tick_params(axis="x", labelsize=7)
+    _title(fig, title, data)
+    fig.tight_layout()
+    return fig
+
+
+def save(fig: plt.Figure, folder: str | Path, stem: str) -> list[Path]:
+    """Write ``<stem>.png`` (150 dpi) and ``<stem>.pdf`` into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{stem}.png", folder / f"{stem}.pdf"]
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    return paths

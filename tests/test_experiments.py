@@ -1,0 +1,360 @@
+"""compass.experiments on tiny hand-made inputs: rankings, buckets, day and window choice,
+blocking attribution, run batches, and the report's verdict rules."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compass.experiments import aggregate as A
+from compass.experiments import blocking as B
+from compass.experiments.case_study import CaseWindow, case_summary, choose_window, window_slice
+from compass.experiments.composition import most_different
+from compass.experiments.config import (
+    CaseStudyConfig,
+    ConfigError,
+    RealTrace,
+    ResolvedTrace,
+    RunSettings,
+    TraceSpec,
+    check_schedulers,
+)
+from compass.experiments.coverage import rho_bucket, top1_table
+from compass.experiments.data import select_days
+from compass.experiments.grid import RunKey
+from compass.experiments.report import judge
+from compass.experiments.runs import RUN_COLUMNS, run_batch
+from compass.experiments.tables import markdown
+
+# ------------------------------------------------------------------ rankings
+
+
+def _values(rows: list[tuple[str, float, float, float]], day: int = 0) -> pd.DataFrame:
+    return pd.DataFrame([{"day": day, "scheduler": s, "afr": a, "ajct": j, "agu": u}
+                         for s, a, j, u in rows])
+
+
+def test_top1_counts_ties_and_respects_direction():
+    values = _values([("ref", 0.01, 100.0, 0.90), ("b1", 0.01, 90.0, 0.95),
+                      ("b2", 0.02, 120.0, 0.80)])
+    flags = A.top1(values, "ref", ["ref", "b1", "b2"], ["day"]).set_index("metric")
+    assert flags.loc["afr", "top1"]  # tie with b1 counts as top-1
+    assert not flags.loc["ajct", "top1"]  # b1 is faster
+    assert not flags.loc["agu", "top1"]  # higher AGU is better: b1 wins
+    assert flags["defined"].all()
+
+
+def test_top1_leaves_out_undefined_values():
+    values = _values([("ref", math.nan, 100.0, math.nan), ("b1", 0.1, 110.0, math.nan)])
+    flags = A.top1(values, "ref", ["ref", "b1"], ["day"]).set_index("metric")
+    assert not flags.loc["afr", "defined"] and not flags.loc["afr", "top1"]
+    assert not flags.loc["agu", "defined"]
+    assert flags.loc["ajct", "defined"] and flags.loc["ajct", "top1"]
+
+
+def test_top1_ignores_schedulers_outside_the_competitors():
+    values = _values([("ref", 0.05, 100.0, 0.9), ("oracle", 0.0, 50.0, 1.0)])
+    flags = A.top1(values, "ref", ["ref"], ["day"])
+    assert not flags["defined"].any()  # nobody to beat: undefined, not a win
+
+
+def test_metric_means_average_days_and_skip_nan():
+    runs = pd.concat([_values([("ref", 0.1, 100.0, math.nan)], day=0),
+                      _values([("ref", 0.3, 300.0, 0.5)], day=1)])
+    runs["trace"] = "gfs"
+    means = A.metric_means(runs, ["trace"]).set_index("metric")
+    assert means.loc["afr", "value"] == pytest.approx(0.2)
+    assert means.loc["ajct", "value"] == pytest.approx(200.0)
+    assert means.loc["agu", "value"] == pytest.approx(0.5) and means.loc["agu", "days"] == 1
+
+
+def test_leads_pick_the_strongest_baseline_per_metric():
+    values = _values([("ref", 0.01, 100.0, 0.95), ("b1", 0.05, 130.0, 0.90),
+                      ("b2", 0.03, 150.0, 0.93), ("oracle", 0.0, 10.0, 1.0)])
+    values["trace"] = "gfs"
+    means = A.metric_means(values, ["trace"])
+    lead = A.leads(means, "ref", ["b1", "b2"], ["trace"]).set_index("metric")
+    assert lead.loc["afr", "strongest_baseline"] == "b2"
+    assert lead.loc["afr", "lead"] == pytest.approx(0.02)
+    assert lead.loc["ajct", "strongest_baseline"] == "b1"
+    assert lead.loc["ajct", "lead"] == pytest.approx(30.0)
+    assert lead.loc["agu", "lead"] == pytest.approx(0.02)  # 0.95 - 0.93: positive is better
+
+
+def test_ordered_sorts_by_the_given_order():
+    frame = pd.DataFrame({"trace": ["gfs", "venus", "physmix", "gfs"], "x": [1, 2, 3, 4]})
+    out = A.ordered(frame, "trace", ["venus", "gfs", "physmix"])
+    assert list(out["trace"]) == ["venus", "gfs", "gfs", "physmix"]
+    assert list(out["x"]) == [2, 1, 4, 3]
+
+
+# ------------------------------------------------------------------ WCC coverage
+
+
+@pytest.mark.parametrize(("rho", "bucket"), [
+    (1.0, "1.0"), (1.0 - 1e-14, "1.0"), (0.995, "[0.99, 1)"), (0.99, "[0.99, 1)"),
+    (0.95, "[0.9, 0.99)"), (0.9, "[0.9, 0.99)"), (0.8, "[0.7, 0.9)"), (0.5, "[0.1, 0.7)"),
+    (0.05, "[0, 0.1)"), (0.0, "[0, 0.1)"),
+])
+def test_rho_buckets_follow_table3(rho, bucket):
+    assert rho_bucket(rho) == bucket
+
+
+def test_top1_table_counts_pairs_and_shares_per_bucket():
+    rows = []
+    for day, rho, wins in [(0, 1.0, True), (1, 1.0, False), (2, 0.95, True)]:
+        for metric in ("afr", "ajct", "agu"):
+            rows.append({"trace": "venus", "day": day, "eta": 0.9, "rho": rho,
+                         "bucket": rho_bucket(rho), "metric": metric,
+                         "defined": metric != "agu" or day != 1, "top1": wins})
+    table = top1_table(pd.DataFrame(rows)).set_index("bucket")
+    assert list(table.index) == ["1.0", "[0.9, 0.99)", "Total"]
+    assert table.loc["1.0", "pairs"] == 2 and table.loc["Total", "pairs"] == 3
+    assert table.loc["1.0", "afr top-1"] == 1 and table.loc["1.0", "afr top-1 share"] == 0.5
+    assert table.loc["1.0", "agu top-1 share"] == 1.0  # the undefined pair is left out
+    assert table.loc["Total", "share of pairs"] == 1.0
+
+
+# ------------------------------------------------------------------ composition
+
+
+def test_most_different_maximises_the_smallest_pairwise_distance():
+    vectors = np.array([
+        [0.70, 0.10, 0.20],   # 0
+        [0.69, 0.11, 0.20],   # 1: a near copy of 0
+        [0.20, 0.10, 0.70],   # 2
+        [0.45, 0.10, 0.45],   # 3: between 0 and 2
+        [0.30, 0.60, 0.10],   # 4
+    ])
+    assert most_different(vectors) == (0, 2, 4)
+
+
+def test_most_different_needs_three_days():
+    with pytest.raises(ValueError, match="at least 3"):
+        most_different(np.zeros((2, 3)))
+
+
+# ------------------------------------------------------------------ blocking
+
+
+def _timeline(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
+    """(time, used_gpus, queue_len, head_demand) rows."""
+    return pd.DataFrame(rows, columns=["time", "used_gpus", "queue_len", "head_demand"])
+
+
+def test_blocking_is_fragmentation_induced_when_idle_gpus_cover_the_head():
+    # 2 nodes x 8 GPUs. Rows hold until the next time.
+    tl = _timeline([
+        (0.0, 0, 0, 0),
+        (10.0, 10, 1, 8),    # idle 6 < 8: blocked by capacity
+        (20.0, 10, 1, 4),    # idle 6 >= 4: fragmentation-induced
+        (25.0, 12, 1, 4),    # idle 4 == 4: counts too (>=)
+        (30.0, 12, 0, 0),
+        (40.0, 8, 0, 0),
+    ])
+    mask = B.fragmentation_blocked(tl, nodes=2)
+    assert mask.tolist() == [False, False, True, True, False, False]
+    b = B.blocking(tl, nodes=2)
+    assert (b.seconds, b.blocked_s, b.fragmentation_s) == (40.0, 20.0, 10.0)
+    assert b.episodes == 1 and b.longest_episode_s == 10.0
+    assert b.blocked_share == 0.5 and b.fragmentation_share == 0.5
+
+
+def test_blocking_inside_a_window_clips_intervals():
+    tl = _timeline([(0.0, 0, 1, 4), (100.0, 16, 1, 4), (200.0, 0, 0, 0)])
+    b = B.blocking(tl, nodes=2, start=50.0, end=150.0)
+    assert (b.seconds, b.blocked_s, b.fragmentation_s) == (100.0, 100.0, 50.0)
+    assert B.blocking(tl, nodes=2, start=250.0, end=300.0).blocked_s == 0.0
+
+
+def test_episodes_are_maximal_runs():
+    mask = np.array([True, True, False, True, False, True])
+    dt = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+    assert B.episode_lengths(mask, dt).tolist() == [3.0, 8.0, 32.0]
+    assert B.episode_lengths(np.zeros(3, bool), np.ones(3)).size == 0
+
+
+def test_weighted_quantile_is_time_weighted():
+    values, weights = np.array([1.0, 5.0, 9.0]), np.array([1.0, 8.0, 1.0])
+    assert B.weighted_quantile(values, weights, 0.1) == 1.0
+    assert B.weighted_quantile(values, weights, 0.5) == 5.0
+    assert B.weighted_quantile(values, weights, 0.95) == 9.0
+    assert math.isnan(B.weighted_quantile(values, np.zeros(3), 0.5))
+
+
+def test_queue_heads_are_the_oldest_waiting_job():
+    jobs = pd.DataFrame({"job_id": [0, 1, 2], "submit_time": [0.0, 5.0, 5.0],
+                         "start_time": [20.0, 30.0, 6.0]})
+    tl = pd.DataFrame({"time": [0.0, 5.0, 6.0, 20.0, 30.0]})
+    assert B.queue_heads(tl, jobs).tolist() == [0, 0, 0, 1, -1]
+
+
+# ------------------------------------------------------------------ case study
+
+
+def _trace(hours=(0.0, 24.0), origin="synthetic") -> ResolvedTrace:
+    real = RealTrace("data/raw/gfs/job_info_df.csv", "alibaba-spot")
+    spec = TraceSpec("gfs", "gfs-synth", real, "auto", [0, 1], hours, None)
+    return ResolvedTrace(spec, origin, (0, 1))
+
+
+def _case(candidates=None) -> CaseStudyConfig:
+    return CaseStudyConfig("gfs", 0.95, 1, 21.0, 22.5, 90.0, 15.0, candidates)
+
+
+def _jobs(day: int, bursts: list[tuple[float, int]]) -> pd.DataFrame:
+    """Per (hour, n) burst, n one-hour 1-GPU jobs; plus a day-long 40-GPU background job,
+    so that N(0.95) is 5 nodes on every day (a burst is under 5 % of the day)."""
+    rows = [(day * 86400.0, 86400.0, 40, 1)]
+    rows += [(day * 86400.0 + h * 3600.0, 3600.0, 1, 1) for h, n in bursts for _ in range(n)]
+    frame = pd.DataFrame(rows, columns=["submit_time", "duration", "num_instances",
+                                        "gpus_per_instance"]).sort_values("submit_time")
+    frame.insert(0, "job_id", range(len(frame)))
+    return frame.reset_index(drop=True)
+
+
+def test_case_window_on_synthetic_data_is_the_busiest_comparable_one():
+    days = {0: _jobs(0, [(3.0, 30)]), 1: _jobs(1, [(14.0, 200)])}
+    win = choose_window(_trace(), days, _case(), "window")
+    assert win.chosen_by == "code" and win.day == 1
+    # the 200-GPU burst runs 14:00-15:00; a 90-minute window covering it starts 13:30..14:00
+    assert 86400 + 13.5 * 3600 <= win.start <= 86400 + 14.0 * 3600
+    assert win.end - win.start == 90 * 60
+    assert "busiest comparable window, chosen by code" in win.label
+    assert "GFS day 113, 21:00-22:30" in win.label
+
+
+def test_case_window_stays_inside_the_replayed_hours():
+    days = {0: _jobs(0, [(3.0, 200), (10.0, 30)]), 1: _jobs(1, [(10.0, 20)])}
+    win = choose_window(_trace(hours=(8.0, 12.0)), days, _case(), "window")
+    assert 8.0 <= (win.start % 86400) / 3600 and (win.end % 86400) / 3600 <= 12.0
+
+
+def test_case_window_on_the_real_trace_is_the_papers():
+    days = {0: _jobs(0, [(3.0, 200)]), 1: _jobs(1, [(10.0, 20)])}
+    win = choose_window(_trace(origin="real"), days, _case(), "window")
+    assert win.chosen_by == "paper" and win.day == 1
+    assert (win.start, win.end) == (86400 + 21 * 3600.0, 86400 + 22.5 * 3600.0)
+    assert "(the paper's window)" in win.label
+
+
+def test_case_window_candidates_restrict_the_search():
+    days = {0: _jobs(0, [(3.0, 30)]), 1: _jobs(1, [(14.0, 200)])}
+    assert choose_window(_trace(), days, _case(candidates=(0,)), "window").day == 0
+
+
+def test_window_slice_keeps_the_row_in_effect_at_the_start():
+    tl = pd.DataFrame({"time": [0.0, 10.0, 20.0, 30.0], "v": [1, 2, 3, 4]})
+    part = window_slice(tl, 15.0, 30.0)
+    assert part["time"].tolist() == [15.0, 20.0] and part["v"].tolist() == [2, 3]
+
+
+def test_case_summary_attributes_blocking_and_blocked_jobs():
+    win = CaseWindow("gfs", "SYNTHETIC gfs-synth", 0, 0.0, 40.0, 0.95, 2, "code", 1.0)
+    tl = _timeline([(0.0, 10, 1, 8), (20.0, 10, 1, 4), (30.0, 12, 0, 0)])
+    tl["scheduler"] = "gfs"
+    tl["partial_nodes"], tl["empty_nodes"], tl["gpu_util"] = 2, 0, tl["used_gpus"] / 16
+    tl["nsif"] = 1
+    jobs = pd.DataFrame({"scheduler": "gfs", "job_id": [0, 1],
+                         "submit_time": [0.0, 0.0], "start_time": [20.0, 30.0],
+                         "num_instances": [40, 1], "gpus_per_instance": [8, 4]})
+    row = case_summary(tl, jobs, win).iloc[0]
+    assert row["blocked_s"] == 30.0 and row["frag_blocked_s"] == 10.0
+    assert row["blocked_share"] == 0.75 and row["frag_share"] == pytest.approx(1 / 3)
+    assert row["blocked_jobs"] == 2 and row["blocked_g8_w31_share"] == 0.5
+
+
+# ------------------------------------------------------------------ config, days, batches
+
+
+def test_unknown_schedulers_are_named_with_a_fix():
+    with pytest.raises(ConfigError, match=r"\['fft'\].*--config 'schedulers=\[\"gfs\"\]'"):
+        check_schedulers(["gfs", "fft"], ["gfs", "fgd"])
+    check_schedulers(["gfs"], ["gfs", "fgd"])
+
+
+def test_day_selection_forms():
+    present = [0, 1, 2, 3, 4, 5, 6]
+    assert select_days("all", present) == tuple(present)
+    assert select_days([5, 9], present) == (5, 9)
+    assert select_days({"start": 1, "stop": None, "step": 3}, present) == (1, 4)
+    assert select_days({"start": 0, "stop": 3}, present) == (0, 1, 2)
+
+
+def _settings(schedulers, params=None) -> RunSettings:
+    return RunSettings(tuple(schedulers), 0, params or {}, "per-event", "record", "window")
+
+
+def _tiny_day() -> pd.DataFrame:
+    rows = [(0, 0.0, 100.0, 1, 8), (1, 10.0, 50.0, 2, 4), (2, 20.0, 30.0, 3, 1),
+            (3, 30.0, 80.0, 1, 8)]
+    frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "duration",
+                                        "num_instances", "gpus_per_instance"])
+    frame["source"] = "synthetic:gfs-synth"
+    return frame
+
+
+def test_run_batch_gives_one_tidy_row_per_scheduler():
+    key = RunKey("gfs", 0, 0.9, 8.0)
+    rows = run_batch(_tiny_day(), key, _trace(), _settings(["gfs", "first-fit"]),
+                     log=lambda line: None)
+    assert list(rows.columns) == RUN_COLUMNS
+    assert rows["scheduler"].tolist() == ["gfs", "first-fit"]
+    assert (rows["status"] == "ok").all() and (rows["jobs"] == 4).all()
+    assert (rows["nodes"] >= rows["maxjob_nodes"]).all()
+    assert rows["trace_source"].eq("synthetic:gfs-synth").all()
+    assert (rows["max_nsif"] >= 0).all() and (rows["wall_s"] > 0).all()
+
+
+def test_run_batch_records_a_failing_scheduler_and_goes_on():
+    settings = _settings(["gfs", "first-fit"], {"gfs": {"no_such_parameter": 1}})
+    rows = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0), _trace(), settings,
+                     log=lambda line: None).set_index("scheduler")
+    assert rows.loc["gfs", "status"] == "error"
+    assert "no_such_parameter" in rows.loc["gfs", "error"]
+    assert rows.loc["first-fit", "status"] == "ok"
+    with pytest.raises(TypeError):
+        run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0), _trace(),
+                  RunSettings(("gfs",), 0, {"gfs": {"no_such_parameter": 1}}, "per-event",
+                              "raise", "window"), log=lambda line: None)
+
+
+def test_run_keys_format_wildcards_and_paths(tmp_path):
+    key = RunKey("gfs", 26, 0.9, 8.0)
+    assert key.wildcards == {"trace": "gfs", "day": "26", "eta": "0.9", "cost": "8"}
+    assert key.path(tmp_path) == tmp_path / "runs" / "gfs" / "eta0.9" / "c8" / "day26.csv"
+
+
+# ------------------------------------------------------------------ report
+
+
+@pytest.mark.parametrize(("check", "value", "status"), [
+    ({"at_least": 135}, 200.0, "holds"), ({"at_least": 135}, 100.0, "differs"),
+    ({"at_most": 2}, 2.0, "holds"), ({"at_most": 2}, 3.0, "differs"),
+    ({"within": [0.1, 0.2]}, (0.1, 0.2), "holds"), ({"within": [0.1, 0.2]}, 0.25, "differs"),
+    ({"approx": {"value": [1.0, 2.0], "tol": 0.5}}, [1.4, 1.6], "holds"),
+    ({"approx": {"value": 0.5, "tol": 0.05}}, 0.6, "differs"),
+    ({"all": True}, (3, 3), "holds"), ({"all": True}, (2, 3), "differs"),
+    ({"all": True}, (0, 0), "differs"),
+    ({"increasing": True}, True, "holds"), ({"increasing": True}, False, "differs"),
+    ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 26), ("venus", 92)], "holds"),
+    ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 27), ("venus", 92)], "differs"),
+])
+def test_verdict_rules(check, value, status):
+    assert judge(check, value).status == status
+
+
+def test_verdict_states_the_size_of_the_difference():
+    assert judge({"at_least": 135}, 100.0, "s").detail == "ours is lower by 35.0 s"
+    assert judge({"within": [60, 80]}, (50.0, 90.0)).detail == (
+        "reaches 10.0 below the band; reaches 10.0 above the band")
+
+
+def test_markdown_table_with_caption():
+    text = markdown(pd.DataFrame({"a": [1.0, math.nan], "b": ["x", "y"],
+                                  "c": [123456.7, 0.000123]}), caption="SYNTHETIC")
+    assert text.splitlines() == ["*SYNTHETIC*", "", "| a | b | c |", "|---|---|---|",
+                                 "| 1 | x | 123,457 |", "| n/a | y | 0.000123 |"]

@@ -1,0 +1,99 @@
+"""The pipeline's profiles: schema, parsing, trace resolution (real or SYNTHETIC fallback),
+and the run grid each experiment needs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compass.experiments.config import PAPER_SCHEDULERS, ConfigError, parse_config
+from compass.experiments.data import resolve_trace
+from compass.experiments.grid import RunKey, run_grid
+from compass.experiments.pipeline import make_plan
+from compass.schedulers import available
+
+ROOT = Path(__file__).parents[1]
+PROFILES = ("quick", "full", "smoke")
+#: The paper's schedulers that are registered now (others are being built; see the brief).
+REGISTERED = [s for s in PAPER_SCHEDULERS if s in available()]
+
+
+def profile(name: str) -> dict:
+    return yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_profiles_match_the_schema_and_list_all_eight_schedulers(name):
+    jsonschema = pytest.importorskip("jsonschema")
+    raw = profile(name)
+    jsonschema.validate(raw, yaml.safe_load((ROOT / "config" / "schema.yaml").read_text()))
+    assert tuple(raw["schedulers"]) == PAPER_SCHEDULERS
+    assert raw["profile"] == name
+
+
+def test_the_schema_refuses_unknown_keys():
+    jsonschema = pytest.importorskip("jsonschema")
+    raw = profile("quick")
+    raw["sizing"]["demnd"] = "window"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(raw, yaml.safe_load((ROOT / "config" / "schema.yaml").read_text()))
+
+
+def test_experiments_may_only_name_configured_traces():
+    raw = profile("quick")
+    raw["experiments"]["eta_sweep"]["trace"] = "helios"
+    with pytest.raises(ConfigError, match="helios"):
+        parse_config(raw)
+
+
+def test_make_plan_checks_scheduler_names_against_the_registry():
+    raw = profile("smoke")
+    raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
+    with pytest.raises(ConfigError, match="no-such-scheduler"):
+        make_plan(raw, ROOT)
+
+
+def test_quick_grid_covers_every_experiment_once():
+    raw = profile("quick")
+    raw["schedulers"] = REGISTERED
+    plan = make_plan(raw, Path("/nonexistent"))  # no real traces: SYNTHETIC everywhere
+    assert {t.origin for t in plan.traces.values()} == {"synthetic"}
+    assert plan.notes and all("FALLBACK" in n for n in plan.notes)
+    grid = set(plan.grid)
+    assert len(grid) == len(plan.grid)
+    assert RunKey("physmix", 0, 0.9, 8.0) in grid                      # Fig. 1
+    assert {RunKey("gfs", 113, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Fig. 2
+    assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
+    assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 5.0, 8.0, 10.0)} <= grid  # Fig. 4
+    assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
+    # venus 2 days x 3 eta + gfs 3 x 3 + physmix 1 + sweep 2 traces x 3 extra costs
+    assert len(grid) == 6 + 9 + 1 + 6
+
+
+def test_full_profile_replays_every_synthetic_day():
+    raw = profile("full")
+    cfg = parse_config(raw)
+    traces = {n: resolve_trace(s, Path("/nonexistent")) for n, s in cfg.traces.items()}
+    assert len(traces["venus"].days) == 180 and len(traces["gfs"].days) == 185
+    grid = run_grid(cfg, traces)
+    sweep = sum(1 for k in grid if k.cost != 8.0)
+    assert sweep == 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
+    assert len(grid) - sweep == 3 * (180 + 185) + 7
+
+
+def test_a_real_trace_is_used_when_present(tmp_path):
+    raw_dir = tmp_path / "data" / "raw" / "gfs"
+    raw_dir.mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "data" / "traces" / "alibaba_spot_job_info_df.csv",
+                raw_dir / "job_info_df.csv")
+    cfg = parse_config(profile("full"))
+    gfs = resolve_trace(cfg.traces["gfs"], tmp_path)
+    assert gfs.origin == "real" and gfs.note is None
+    assert gfs.label == "real gfs (data/raw/gfs/job_info_df.csv)"
+    assert gfs.days == (0, 110)  # the days of the sample that have jobs (backlog dropped)
+    venus = resolve_trace(cfg.traces["venus"], tmp_path)
+    assert venus.origin == "synthetic" and "FALLBACK" in venus.note
+    assert venus.label == "SYNTHETIC venus-synth"

@@ -1,0 +1,22 @@
+# The claims report: every claim of paper/claims.yaml beside the value this run measured.
+
+
+rule report:
+    input:
+        claims=BASE / "paper" / "claims.yaml",
+        deviations=BASE / "paper" / "deviations.yaml",
+        config=L.config,
+        runs=L.runs,
+        days=DAY_TABLES,
+        case=CASE_FILES,
+        notebooks=[L.notebook(name) for name in NOTEBOOKS],
+        table1=PLAN.table1_files,
+    output:
+        PLAN.report,
+    params:
+        results=str(L.root),
+        figures=str(PLAN.figures),
+        tables=str(PLAN.tables),
+    localrule: True
+    script:
+        "../scripts/report.py"

@@ -1,0 +1,95 @@
+# Data and simulator rules: resolved config, trace days, run batches, the case study.
+# Each rule's params carry exactly what its step depends on (Snakemake reruns a job when
+# they change); run batches do not depend on config.json, so editing the profile redoes
+# only the batches whose settings changed, and new batches.
+
+RUN = dump(PLAN.config.run.record())
+
+
+def trace_record(trace):
+    return dump(PLAN.traces[trace].record())
+
+
+rule config_json:
+    output:
+        L.config,
+    params:
+        record=dump(PLAN.record()),
+    localrule: True
+    script:
+        "../scripts/write_config.py"
+
+
+rule canonical_trace:
+    output:
+        L.root / "traces" / "{trace}" / "canonical.csv",
+    params:
+        trace=lambda wc: trace_record(wc.trace),
+    localrule: True
+    script:
+        "../scripts/canonical_trace.py"
+
+
+rule day_table:
+    input:
+        canonical=lambda wc: PLAN.canonical(wc.trace),
+    output:
+        L.root / "traces" / "{trace}" / "days.csv",
+    params:
+        trace=lambda wc: trace_record(wc.trace),
+        etas=lambda wc: PLAN.etas(wc.trace),
+        seed=PLAN.config.seed,
+        demand=PLAN.config.run.demand,
+    localrule: True
+    script:
+        "../scripts/day_table.py"
+
+
+rule simulate:
+    input:
+        canonical=lambda wc: PLAN.canonical(wc.trace),
+    output:
+        L.root / "runs" / "{trace}" / "eta{eta}" / "c{cost}" / "day{day}.csv",
+    wildcard_constraints:
+        trace=r"[a-z0-9-]+",
+        eta=r"[0-9.]+",
+        cost=r"[0-9.]+",
+        day=r"\d+",
+    params:
+        trace=lambda wc: trace_record(wc.trace),
+        run=RUN,
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/simulate.py"
+
+
+rule collect_runs:
+    input:
+        [key.path(L.root) for key in PLAN.grid],
+    output:
+        L.runs,
+    localrule: True
+    script:
+        "../scripts/collect_runs.py"
+
+
+rule case_study:
+    input:
+        canonical=PLAN.canonical(PLAN.config.experiments.case.trace),
+    output:
+        window=L.case_window,
+        timelines=L.case_timelines,
+        jobs=L.case_jobs,
+        runs=L.case_runs,
+    params:
+        case=dump(PLAN.case_record()),
+        trace=trace_record(PLAN.config.experiments.case.trace),
+        run=RUN,
+        cost=PLAN.config.migration_cost,
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/case_study.py"

@@ -1,0 +1,7 @@
+"""Rule report: paper/REPRODUCTION.md, every claim beside the value this run measured."""
+
+from compass.experiments.report import write_report
+
+snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
+p, inp = snakemake.params, snakemake.input
+write_report(p.results, inp.claims, inp.deviations, snakemake.output[0], p.figures, p.tables)

@@ -1,0 +1,14 @@
+"""Rule simulate: one (trace, day, eta, c) batch under every scheduler, one CSV row each."""
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per job: Snakemake runs them side by side
+
+import json  # noqa: E402
+
+from compass.experiments.pipeline import simulate_batch  # noqa: E402
+
+snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
+simulate_batch(dict(snakemake.wildcards), json.loads(snakemake.params.trace),
+               json.loads(snakemake.params.run), list(snakemake.input.canonical),
+               snakemake.output[0])

@@ -1,0 +1,6 @@
+"""Rule config_json: the profile and its resolved traces, for the notebooks and the report."""
+
+from pathlib import Path
+
+snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
+Path(snakemake.output[0]).write_text(snakemake.params.record + "\n")
