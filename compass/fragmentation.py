@@ -14,6 +14,7 @@ import functools
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Integral
 from operator import index, mul
 from typing import Literal
@@ -408,3 +409,101 @@ def sif(partial_nodes: int, phi_star: int, nodes: int) -> float:
             "a negative SIF means a bug in the placement or the oracle"
         )
     return (partial_nodes - phi_star) / nodes
+
+
+# ------------------------------------------------------------------ multi-panel domains
+#: GPUs per panel, the 8-GPU baseboard of appendix D (eq. 22: G_dom = G_p * K).
+PANEL_GPUS = 8
+
+
+def domain_panels(gpus_per_node: int) -> int | None:
+    """Panels K per NVLink domain of ``gpus_per_node`` GPUs (eq. 22), None if not 8K."""
+    return gpus_per_node // PANEL_GPUS if gpus_per_node % PANEL_GPUS == 0 else None
+
+
+def instance_panels(g: int) -> int:
+    """Panel demand p = g / 8 of a multi-panel instance (g = 8p, p >= 2; appendix D.1).
+
+    Sub-panel instances (g <= 8) return 0: they live inside one panel.
+    """
+    if g <= PANEL_GPUS:
+        return 0
+    if g % PANEL_GPUS:
+        raise ValueError(f"a multi-panel instance needs g a multiple of {PANEL_GPUS}, got {g}")
+    return g // PANEL_GPUS
+
+
+@dataclass(frozen=True)
+class DomainLayout:
+    """The panel layout the simulator assumes for one NVLink domain (appendix D.1).
+
+    Multi-panel instances hold ``multi_panels`` whole panels; the sub-panel instances
+    (g <= 8) are packed into the other panels by the exact oracle so that as few panels as
+    possible are partial (``partial_panels``); ``sub_panels`` panels host them.
+    """
+
+    multi_panels: int
+    sub_panels: int
+    partial_panels: int
+
+    @property
+    def occupied_panels(self) -> int:
+        """Panels holding at least one instance."""
+        return self.multi_panels + self.sub_panels
+
+
+@functools.cache
+def domain_layout(sizes: tuple[int, ...], panels: int) -> DomainLayout:
+    """Best panel layout of one domain's instance ``sizes`` on ``panels`` panels.
+
+    Raises ``InfeasiblePacking`` if no layout keeps every sub-panel instance in one panel.
+    """
+    multi = sum(map(instance_panels, sizes))
+    if multi > panels:
+        raise InfeasiblePacking(f"multi-panel instances need {multi} > {panels} panels")
+    small = Counter(g for g in sizes if g <= PANEL_GPUS)
+    bins = witness_packing(small, nodes=panels - multi, gpus_per_node=PANEL_GPUS)
+    return DomainLayout(multi, len(bins), partial_bins(bins, PANEL_GPUS))
+
+
+@dataclass(frozen=True)
+class HierarchicalFragmentation:
+    """Observed and inherent partial counts at both levels of eq. 26 (docs/nvl72.md).
+
+    GPU level: partial panels across the cluster's N_p = D K panels, against
+    Phi*_GPU = the least partial panels of any packing of the sub-panel instances into the
+    panels the multi-panel instances leave free (exact). Panel level: domains with some
+    but not all panels occupied, against Phi*_panel = the least such count over packings of
+    the panel items (each multi-panel instance as p, each occupied sub-panel panel as 1)
+    into D bins of K (exact via the configuration ILP for K <= 16, else NaN).
+    """
+
+    partial_panels: int
+    phi_star_gpu: int
+    sif_gpu: float
+    panel_partial_domains: int
+    phi_star_panel: float
+    sif_panel: float
+
+
+def hierarchical_fragmentation(
+    domains: Sequence[tuple[int, ...]], panels: int
+) -> HierarchicalFragmentation:
+    """Both levels of eq. 26 for ``domains`` (each a sorted tuple of instance sizes)."""
+    layouts = [domain_layout(sizes, panels) for sizes in domains]
+    multi = sum(lay.multi_panels for lay in layouts)
+    small = Counter(g for sizes in domains for g in sizes if g <= PANEL_GPUS)
+    n_panels = len(domains) * panels
+    partial = sum(lay.partial_panels for lay in layouts)
+    phi_gpu = inherent_partial_nodes(small, nodes=n_panels - multi, gpus_per_node=PANEL_GPUS)
+    partial_domains = sum(0 < lay.occupied_panels < panels for lay in layouts)
+    if panels <= MAX_GPUS_PER_NODE:
+        items = Counter(instance_panels(g) for sizes in domains for g in sizes if g > PANEL_GPUS)
+        items[1] += sum(lay.sub_panels for lay in layouts)
+        phi_panel: float = inherent_partial_nodes(items, nodes=len(domains), gpus_per_node=panels)
+    else:
+        phi_panel = float("nan")
+    return HierarchicalFragmentation(
+        partial, phi_gpu, sif(partial, phi_gpu, n_panels),
+        partial_domains, phi_panel, (partial_domains - phi_panel) / len(domains),
+    )

@@ -21,7 +21,15 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from compass.cluster import ClusterState, PlacementError
-from compass.fragmentation import inherent_partial_nodes, wcc_holds
+from compass.fragmentation import (
+    MAX_GPUS_PER_NODE,
+    InfeasiblePacking,
+    domain_panels,
+    hierarchical_fragmentation,
+    inherent_partial_nodes,
+    instance_panels,
+    wcc_holds,
+)
 from compass.model import G_DEFAULT, Job
 from compass.schedulers.base import Move, Placement, Scheduler
 
@@ -30,6 +38,11 @@ PauseRule = Literal["per-event", "per-migration"]
 TIMELINE_COLUMNS = (
     "time", "partial_nodes", "phi_star", "sif", "used_gpus", "gpu_util", "empty_nodes",
     "queue_len", "head_demand", "running_jobs", "wcc",
+)
+#: Extra timeline columns of multi-panel clusters (G = 8K, K > 1; eq. 26, docs/nvl72.md).
+PANEL_COLUMNS = (
+    "partial_panels", "phi_star_gpu", "sif_gpu", "panel_partial_domains", "phi_star_panel",
+    "sif_panel",
 )
 JOB_COLUMNS = (
     "job_id", "submit_time", "duration", "num_instances", "gpus_per_instance", "start_time",
@@ -108,6 +121,9 @@ class Simulator:
         self.scheduler = scheduler
         self.config = config
         self.state = ClusterState(config.nodes, config.gpus_per_node)
+        panels = domain_panels(config.gpus_per_node)
+        #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
+        self._panels = panels if panels is not None and panels > 1 else None
         self._check_jobs_fit()
         self._records = {j.job_id: _JobRecord(j) for j in self.jobs}
         self._queue: deque[Job] = deque()
@@ -115,7 +131,7 @@ class Simulator:
         self._timeline: list[tuple] = []
         self._migration_log: list[tuple] = []
         self._done = 0
-        self._phi_cache: dict[tuple[int, ...], tuple[int, bool | None]] = {}
+        self._phi_cache: dict[tuple[int, ...], tuple[float, bool | None]] = {}
 
     # ----------------------------------------------------------------- public
     def run(self) -> SimulationRecords:
@@ -270,6 +286,13 @@ class Simulator:
                     f"job {job.job_id} (w={job.num_instances}, g={g}) cannot fit an empty "
                     f"cluster of {N} nodes x {G} GPUs"
                 )
+            if self._panels is not None:
+                try:
+                    instance_panels(g)
+                except ValueError as err:
+                    raise SimulationError(
+                        f"job {job.job_id}: {err} (domains of {G} GPUs)"
+                    ) from None
 
     def _first_timer(self, period: float | None) -> float:
         if not period or not self.jobs:
@@ -288,7 +311,8 @@ class Simulator:
         cached = self._phi_cache.get(counts)
         if cached is None:
             G = s.gpus_per_node
-            cached = (inherent_partial_nodes(counts, nodes=s.nodes, gpus_per_node=G),
+            cached = (inherent_partial_nodes(counts, nodes=s.nodes, gpus_per_node=G)
+                      if G <= MAX_GPUS_PER_NODE else math.nan,
                       wcc_holds(counts) if G == G_DEFAULT else None)
             self._phi_cache[counts] = cached
         phi, wcc = cached
@@ -301,10 +325,27 @@ class Simulator:
         self._timeline.append((
             t, partial, phi, (partial - phi) / s.nodes, s.used_gpus, s.used_gpus / s.total_gpus,
             s.empty_nodes, len(self._queue), head, s.running_job_count, wcc,
-        ))
+        ) + self._panel_record(t))
+
+    def _panel_record(self, t: float) -> tuple:
+        """The PANEL_COLUMNS values (empty unless K > 1); a domain with no panel layout
+        (a sub-panel instance split across panels) is a policy error."""
+        if self._panels is None:
+            return ()
+        domains = [tuple(sorted(self.state.instances_on(n).values()))
+                   for n in range(self.state.nodes)]
+        try:
+            h = hierarchical_fragmentation(domains, self._panels)
+        except InfeasiblePacking as err:
+            raise SchedulerError(
+                f"{self.scheduler.name}: at t={t} a domain has no panel layout ({err})"
+            ) from None
+        return (h.partial_panels, h.phi_star_gpu, h.sif_gpu, h.panel_partial_domains,
+                h.phi_star_panel, h.sif_panel)
 
     def _timeline_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self._timeline, columns=list(TIMELINE_COLUMNS))
+        extra = PANEL_COLUMNS if self._panels is not None else ()
+        return pd.DataFrame(self._timeline, columns=list(TIMELINE_COLUMNS + extra))
 
     def _jobs_frame(self) -> pd.DataFrame:
         rows = []

@@ -5,7 +5,7 @@ from compass.schedulers.registry import available, create, register, scheduler_c
 
 # Importing the modules registers their schedulers.
 from compass.schedulers import (  # noqa: E402,F401  isort: skip
-    cafgd, compass_abs, drr, fft, fgd, first_fit, gfs, mcg, sifopt,
+    cafgd, compass_abs, drr, fft, fgd, first_fit, gfs, hierarchical, mcg, sifopt,
 )
 
 __all__ = [
