@@ -30,6 +30,7 @@ NOTEBOOKS: dict[str, Products] = {
     "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",)),
     "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
                               ("case_blocking",)),
+    "07_nvl72": Products(("fig_nvl72",), ("nvl72",)),
 }
 #: Table 1 is written by a rule, not a notebook.
 TABLE1 = "table1_classes"
