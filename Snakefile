@@ -40,3 +40,4 @@ rule all:
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/fetch.smk"

@@ -1,0 +1,26 @@
+# Download a real trace, verified, into data/raw/ (compass trace fetch; docs/traces.md).
+# Never part of the default target: the pipeline falls back to SYNTHETIC traces when the
+# files are absent. Ask for one explicitly:
+#   snakemake --cores 1 data/raw/venus/cluster_log.csv data/raw/gfs/job_info_df.csv
+
+import sys
+
+
+rule fetch_venus:
+    output:
+        "data/raw/venus/cluster_log.csv",
+    params:
+        python=sys.executable,
+    localrule: True
+    shell:
+        "{params.python} -m compass.cli trace fetch venus"
+
+
+rule fetch_gfs:
+    output:
+        "data/raw/gfs/job_info_df.csv",
+    params:
+        python=sys.executable,
+    localrule: True
+    shell:
+        "{params.python} -m compass.cli trace fetch gfs"
