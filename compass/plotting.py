@@ -77,6 +77,25 @@ def _title(fig: plt.Figure, title: str, data: str) -> None:
     fig.suptitle(f"{title}\n" + textwrap.fill(data, 110), fontsize=10)
 
 
+def _metric_panels(
+    means: pd.DataFrame, col: str, metrics: Sequence[str], size: tuple[float, float, float, float]
+) -> tuple[plt.Figure, list[tuple]]:
+    """A grid with one row per metric and one column per value of ``col``.
+
+    Returns the figure and, per panel, ``(ax, row, column, metric, group, rows of means)``;
+    ``size`` = (width per column, extra width, height per row, extra height) in inches.
+    """
+    apply_style()
+    groups = list(dict.fromkeys(means[col]))
+    w, w0, h, h0 = size
+    fig, axes = plt.subplots(len(metrics), len(groups), squeeze=False,
+                             figsize=(w * len(groups) + w0, h * len(metrics) + h0))
+    panels = [(axes[r][c], r, c, metric, group,
+               means[(means[col] == group) & (means["metric"] == metric)])
+              for r, metric in enumerate(metrics) for c, group in enumerate(groups)]
+    return fig, panels
+
+
 def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
              metrics: Sequence[str] = ("afr", "ajct", "agu"),
              col_label: dict[object, str] | None = None) -> plt.Figure:
@@ -85,30 +104,24 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
     Dots instead of bars: schedulers often differ by a fraction of a percent, and a dot's
     axis need not start at zero.
     """
-    apply_style()
-    groups = list(dict.fromkeys(means[col]))
     names = order(means["scheduler"])
-    fig, axes = plt.subplots(len(metrics), len(groups), squeeze=False,
-                             figsize=(3.2 * len(groups) + 0.8, 2.3 * len(metrics) + 0.9))
-    for r, metric in enumerate(metrics):
-        for c, group in enumerate(groups):
-            ax = axes[r][c]
-            part = means[(means[col] == group) & (means["metric"] == metric)]
-            values = part.set_index("scheduler")["value"]
-            for y, name in enumerate(names):
-                if name in values and pd.notna(values[name]):
-                    big = name == REFERENCE
-                    ax.scatter(values[name], y, color=color(name), s=70 if big else 30,
-                               edgecolor="black" if big else "none", zorder=5 if big else 3)
-            ax.set_yticks(range(len(names)), [display(n) for n in names])
-            ax.invert_yaxis()
-            for tick in ax.get_yticklabels():
-                tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
-            ax.set_xlabel(LABELS.get(metric, metric))
-            if c:
-                ax.set_yticklabels([])
-            if r == 0:
-                ax.set_title((col_label or {}).get(group, TRACES.get(str(group), str(group))))
+    fig, panels = _metric_panels(means, col, metrics, (3.2, 0.8, 2.3, 0.9))
+    for ax, r, c, metric, group, part in panels:
+        values = part.set_index("scheduler")["value"]
+        for y, name in enumerate(names):
+            if name in values and pd.notna(values[name]):
+                big = name == REFERENCE
+                ax.scatter(values[name], y, color=color(name), s=70 if big else 30,
+                           edgecolor="black" if big else "none", zorder=5 if big else 3)
+        ax.set_yticks(range(len(names)), [display(n) for n in names])
+        ax.invert_yaxis()
+        for tick in ax.get_yticklabels():
+            tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
+        ax.set_xlabel(LABELS.get(metric, metric))
+        if c:
+            ax.set_yticklabels([])
+        if r == 0:
+            ax.set_title((col_label or {}).get(group, TRACES.get(str(group), str(group))))
     _title(fig, title, data)
     fig.tight_layout()
     return fig
@@ -117,23 +130,17 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
 def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
               metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
     """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``."""
-    apply_style()
-    groups = list(dict.fromkeys(means[col]))
     names = order(means["scheduler"])
-    fig, axes = plt.subplots(len(metrics), len(groups), squeeze=False,
-                             figsize=(4.2 * len(groups) + 0.6, 2.4 * len(metrics) + 1.2))
-    for r, metric in enumerate(metrics):
-        for c, group in enumerate(groups):
-            ax = axes[r][c]
-            part = means[(means[col] == group) & (means["metric"] == metric)]
-            for name in names:
-                line = part[part["scheduler"] == name].sort_values(x)
-                ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
-            ax.set_xlabel(LABELS.get(x, x))
-            ax.set_ylabel(LABELS.get(metric, metric))
-            if r == 0:
-                ax.set_title(TRACES.get(str(group), str(group)))
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig, panels = _metric_panels(means, col, metrics, (4.2, 0.6, 2.4, 1.2))
+    for ax, r, _, metric, group, part in panels:
+        for name in names:
+            line = part[part["scheduler"] == name].sort_values(x)
+            ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
+        ax.set_xlabel(LABELS.get(x, x))
+        ax.set_ylabel(LABELS.get(metric, metric))
+        if r == 0:
+            ax.set_title(TRACES.get(str(group), str(group)))
+    handles, labels = panels[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(names), 8), frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
