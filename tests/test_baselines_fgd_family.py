@@ -6,6 +6,7 @@ import hypothesis.strategies as st
 import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
+from trace_rows import trace
 
 import compass
 from compass.cluster import ClusterState
@@ -65,12 +66,6 @@ def run_pass(sched, queue, state, now=0.0):
 def gradients(gradient, state, g):
     """dF of one g-GPU instance on each node of ``state`` (None where it does not fit)."""
     return [gradient.delta(g)[f] if f >= g else None for f in state.free_list()]
-
-
-def trace(*rows):
-    """Rows of (job_id, submit, duration, w, g)."""
-    return pd.DataFrame(rows, columns=["job_id", "submit_time", "duration", "num_instances",
-                                       "gpus_per_instance"])
 
 
 # ------------------------------------------------------------------ the measure (s. 0)

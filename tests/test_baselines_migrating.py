@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
+from trace_rows import trace
 
 import compass
 from compass.cluster import ClusterState
@@ -67,19 +68,13 @@ def loads(state):
     return [state.gpus_per_node - f for f in state.free_list()]
 
 
-def trace(rows):
-    return pd.DataFrame(
-        rows, columns=["job_id", "submit_time", "duration", "num_instances", "gpus_per_instance"]
-    )
-
-
 def random_trace(seed, jobs, nodes, sizes):
     """Continuous times (simultaneous departures are measure-zero), w within the cluster."""
     rng = np.random.default_rng(seed)
     g = rng.choice(sizes, jobs)
     w = np.minimum(rng.integers(1, 4, jobs), nodes * (8 // g))
     submit = np.cumsum(rng.exponential(4.0, jobs))
-    return trace(list(zip(range(jobs), submit, rng.uniform(2.0, 60.0, jobs), w, g, strict=True)))
+    return trace(*zip(range(jobs), submit, rng.uniform(2.0, 60.0, jobs), w, g, strict=True))
 
 
 @st.composite
@@ -428,7 +423,7 @@ def wcc_streams(draw):
         g = draw(st.sampled_from([1, 1, 2, 4, 8]))
         w = draw(st.integers(1, min(4, nodes * (8 // g))))
         rows.append((job_id, t, draw(st.integers(1, 60)), w, g))
-    return nodes, trace(rows)
+    return nodes, trace(*rows)
 
 
 @settings(max_examples=30, deadline=None)
@@ -484,7 +479,7 @@ def test_invariants_and_determinism_on_random_traces(name):
     ],
 )
 def test_defaults_are_the_specs_and_reach_the_metadata(name, defaults):
-    result = compass.simulate(trace([(0, 0.0, 5.0, 1, 1)]), name, nodes=1)
+    result = compass.simulate(trace((0, 0.0, 5.0, 1, 1)), name, nodes=1)
     assert result.metadata["scheduler_params"] == defaults
 
 

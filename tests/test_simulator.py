@@ -4,21 +4,15 @@ import math
 
 import hypothesis.strategies as st
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
+from trace_rows import trace
 
 import compass
 from compass.metrics import interval_lengths
 from compass.schedulers import Move, Placement, Scheduler, available, create
 from compass.schedulers.gfs import GFS
 from compass.simulator import SchedulerError, SimulationError
-
-
-def trace(*rows):
-    """Rows of (job_id, submit, duration, w, g)."""
-    return pd.DataFrame(rows, columns=["job_id", "submit_time", "duration", "num_instances",
-                                       "gpus_per_instance"])
 
 
 class Logging(GFS):
