@@ -507,3 +507,19 @@ def hierarchical_fragmentation(
         partial, phi_gpu, sif(partial, phi_gpu, n_panels),
         partial_domains, phi_panel, (partial_domains - phi_panel) / len(domains),
     )
+
+
+@functools.cache
+def has_panel_layout(sizes: tuple[int, ...], panels: int) -> bool:
+    """Whether one domain of ``panels`` panels can hold instance ``sizes`` (sorted ascending):
+    every sub-panel instance inside one panel, every multi-panel one on whole panels
+    (appendix D.1, eq. 23).
+
+    The feasibility side of ``domain_layout``, memoised by the sorted multiset also when no
+    layout exists; the panel-aware node rules of the baselines ask it (docs/baselines.md).
+    """
+    try:
+        domain_layout(sizes, panels)
+    except InfeasiblePacking:
+        return False
+    return True

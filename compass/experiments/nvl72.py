@@ -6,9 +6,12 @@ D domains of K panels. Platforms: "K=1" (DGX/HGX), "K=2" (DGX-2-like), "K=9" (NV
 the third tier constrains nothing and NVL576 is 8 x the domains of NVL72 with K = 9; the
 flat K = 72 reading is left out: no exact panel-level oracle exists for K > 16).
 
-A scheduler whose placement splits a sub-panel instance across panels is refused by the
-simulator (``SchedulerError``); such a run is reported with ``status`` = the error and NaN
-metrics rather than dropped.
+The baselines ``gfs`` and ``fgd`` keep their node rules but only consider domains where the
+instance still has a panel layout (``compass.schedulers.base.PanelFit``; docs/baselines.md,
+"Multi-panel domains"), so none of their runs splits an instance. A scheduler whose
+placement does split a sub-panel instance across panels is still refused by the simulator
+(``SchedulerError``); such a run is reported with ``status`` = the error and NaN metrics
+rather than dropped.
 """
 
 from __future__ import annotations

@@ -17,11 +17,13 @@ the state, validating every decision first (docs/simulator.md). The hooks:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from bisect import insort
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from compass.cluster import ClusterState, FreeOverlay
+from compass.fragmentation import domain_panels, has_panel_layout
 from compass.model import InstanceKey, Job
 
 
@@ -87,19 +89,128 @@ class Scheduler(ABC):
 NodeKey = Callable[[int, int], Any]
 
 
+class PanelFit:
+    """The panel-aware fit test of the node rules on domains of K > 1 panels (appendix D.1).
+
+    A node accepts ``count`` more g-GPU instances only if its instances plus them still have
+    a panel layout (``has_panel_layout``, memoised by the sorted multiset of sizes: a tiny
+    bin packing into K panels of 8). Adding instances never creates a layout, so a node that
+    refuses one more instance refuses any more (docs/baselines.md, "Multi-panel domains").
+    """
+
+    __slots__ = ("state", "g", "panels", "_sizes")
+
+    def __init__(self, state: ClusterState, g: int, panels: int) -> None:
+        self.state = state
+        self.g = g
+        self.panels = panels
+        self._sizes: dict[int, tuple[int, ...]] = {}
+
+    def fits(self, node: int, count: int) -> bool:
+        """Whether ``node`` has a panel layout with ``count`` more g-GPU instances."""
+        sizes = self._sizes.get(node)
+        if sizes is None:
+            sizes = self._sizes[node] = tuple(self.state.instances_on(node).values())
+        return has_panel_layout(tuple(sorted(sizes + (self.g,) * count)), self.panels)
+
+    def room(self, node: int, most: int) -> int:
+        """How many g-GPU instances, at most ``most``, ``node`` takes with a panel layout."""
+        take = 0
+        while take < most and self.fits(node, take + 1):
+            take += 1
+        return take
+
+
+def panel_fit(state: ClusterState, g: int) -> PanelFit | None:
+    """The panel test for g-GPU instances on ``state``, or None where nodes are not
+    multi-panel domains (G = 8K with K > 1, eq. 22): then any node with f_n >= g fits."""
+    panels = domain_panels(state.gpus_per_node)
+    return PanelFit(state, g, panels) if panels is not None and panels > 1 else None
+
+
+class PanelOverlay:
+    """``FreeOverlay``'s two queries for ``greedy_gang`` on K > 1 domains: per free-count
+    bucket, the lowest-index node that passes the panel test with the gang's earlier
+    tentative instances on it.
+
+    A node the test refuses keeps refusing during the gang (the state does not change), so
+    each bucket of the state is scanned once per gang by a cursor, and a tentative node
+    that refuses one more instance is dropped: a gang costs at most one panel test per node
+    with f_n >= g plus one per instance, on top of FreeOverlay's O(G log N) per instance.
+    """
+
+    __slots__ = ("_fit", "_cursor", "_taken", "_taken_at")
+
+    def __init__(self, fit: PanelFit) -> None:
+        self._fit = fit
+        G = fit.state.gpus_per_node
+        self._cursor = [0] * (G + 1)
+        self._taken: dict[int, int] = {}  # node -> tentative instances on it
+        self._taken_at: list[list[int]] = [[] for _ in range(G + 1)]  # by tentative free
+
+    def lowest_node_with_free(self, f: int) -> int | None:
+        """Lowest-index node with tentative free count ``f`` that takes one more instance."""
+        fit, bucket = self._fit, self._fit.state.nodes_with_free(f)
+        i = self._cursor[f]
+        while i < len(bucket) and (bucket[i] in self._taken or not fit.fits(bucket[i], 1)):
+            i += 1
+        self._cursor[f] = i
+        best = bucket[i] if i < len(bucket) else None
+        taken = self._taken_at[f]
+        while taken and not fit.fits(taken[0], self._taken[taken[0]] + 1):
+            taken.pop(0)
+        if taken and (best is None or taken[0] < best):
+            best = taken[0]
+        return best
+
+    def take(self, node: int, gpus: int) -> None:
+        """Place one tentative instance of the gang's size on ``node``."""
+        count = self._taken.get(node, 0)
+        free = self._fit.state.free(node) - count * self._fit.g
+        if count:
+            self._taken_at[free].remove(node)
+        self._taken[node] = count + 1
+        insort(self._taken_at[free - gpus], node)
+
+
+def fill_in_order(
+    state: ClusterState, g: int, w: int, candidates: Iterable[tuple[int, int]]
+) -> tuple[int, ...] | None:
+    """w instances of g GPUs on ``candidates`` (free f, node n) taken in order, each node
+    filled with floor(f / g) of them (``best_fit_gang``, ``first_fit_gang``).
+
+    On K > 1 domains a node takes only as many as keep a panel layout (``PanelFit.room``, one
+    memoised panel test per node visited); a node that refuses keeps refusing, so per-node
+    filling still equals the instance-by-instance rule. ``candidates`` must list every node
+    with f >= g; the caller has checked ``instance_capacity``, which is exact for K = 1.
+    """
+    fit = panel_fit(state, g)
+    nodes: list[int] = []
+    for f, n in candidates:
+        take = min(f // g, w - len(nodes))
+        nodes.extend([n] * (take if fit is None else fit.room(n, take)))
+        if len(nodes) == w:
+            return tuple(nodes)
+    if fit is None:
+        raise AssertionError("instance_capacity and the free-GPU buckets disagree")
+    return None
+
+
 def greedy_gang(state: ClusterState, job: Job, key: NodeKey) -> tuple[int, ...] | None:
     """Place the job's instances one at a time by ``key`` on a tentative view.
 
     Every node rule of the baselines depends on a node only through its free count and its
     index, so the best node for one instance is among the lowest-index node of each
-    free-count bucket f >= g: O(G log N) per instance. Returns None (and leaves no trace)
-    if an instance finds no node.
+    free-count bucket f >= g: O(G log N) per instance. On K > 1 domains the candidate of a
+    bucket is its lowest-index node that keeps a panel layout (``PanelOverlay``). Returns
+    None (and leaves no trace) if an instance finds no node.
     """
     g = job.gpus_per_instance
     if state.instance_capacity(g) < job.num_instances:
         return None
     G = state.gpus_per_node
-    overlay = FreeOverlay(state)
+    fit = panel_fit(state, g)
+    overlay = FreeOverlay(state) if fit is None else PanelOverlay(fit)
     nodes: list[int] = []
     for _ in range(job.num_instances):
         best = None
@@ -111,7 +222,7 @@ def greedy_gang(state: ClusterState, job: Job, key: NodeKey) -> tuple[int, ...] 
             k = key(f, n)
             if best_key is None or k < best_key:
                 best, best_key = n, k
-        if best is None:  # unreachable after the capacity check, kept as a guard
+        if best is None:  # K > 1 only: instance_capacity ignores panels
             return None
         overlay.take(best, g)
         nodes.append(best)

@@ -43,7 +43,7 @@ from sortedcontainers import SortedList
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Move, NodeKey, Placement, Scheduler
+from compass.schedulers.base import Move, NodeKey, Placement, Scheduler, panel_fit
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
@@ -296,26 +296,31 @@ def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> C
 
     Greedy rules see a node only through (free, index) and take at most w nodes from any
     free-count bucket, so the nodes of ``jobs`` plus the w lowest other nodes of each bucket
-    f >= g suffice. They are renumbered in index order; ``jobs`` keep their ids and the rest
-    of each node's load becomes one filler job. O(G (w + |hosts|) log) instead of O(N).
+    f >= g suffice (on K > 1 domains the w lowest that take one g-GPU instance with a panel
+    layout, appendix D.1). They are renumbered in index order; ``jobs`` keep their ids and
+    the other instances on the kept nodes become filler jobs, one per size, so every node
+    keeps its instance sizes and hence its panel layouts. O(G (w + |hosts|) log + m) for m
+    instances on the kept nodes (plus the refused nodes' panel tests on K > 1), not O(N).
     """
     G = state.gpus_per_node
     sizes = {j: state.size_of(state.job_instances(j)[0]) for j in jobs}
     hosts = {n for j in jobs for n in state.job_nodes(j)}
+    fit = panel_fit(state, g)
     keep = set(hosts)
     for f in range(g, G + 1):
-        others = (n for n in state.nodes_with_free(f) if n not in hosts)
+        others = (n for n in state.nodes_with_free(f)
+                  if n not in hosts and (fit is None or fit.fits(n, 1)))
         keep.update(islice(others, w))
     index = {n: i for i, n in enumerate(sorted(keep))}
-    filler = {n: G - state.free(n) for n in index}
-    for j in jobs:
-        for n in state.job_nodes(j):
-            filler[n] -= sizes[j]
+    fillers: dict[int, list[int]] = {}
+    for n, i in index.items():
+        for (job_id, _), size in state.instances_on(n).items():
+            if job_id not in sizes:
+                fillers.setdefault(size, []).append(i)
     first_filler_id = max(jobs) + 1
     view = ClusterState(len(index), G)
-    for n, used in filler.items():
-        if used:
-            view.place_job(first_filler_id + index[n], used, [index[n]])
+    for k, size in enumerate(sorted(fillers)):
+        view.place_job(first_filler_id + k, size, fillers[size])
     for j in jobs:
         view.place_job(j, sizes[j], [index[n] for n in state.job_nodes(j)])
     return view

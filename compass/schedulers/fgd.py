@@ -7,7 +7,9 @@ step 1, ``gpuResWeight`` 0) and the vendored ``generic_scheduler.go`` (``selectH
 score, smallest node name on ties).
 
 Rule: each instance goes to argmin over nodes with f_n >= g of (dF_p(f_n, g), n), one at a
-time on a tentative view (gang, all or nothing); FIFO queue with head-of-line blocking.
+time on a tentative view (gang, all or nothing); FIFO queue with head-of-line blocking. On
+multi-panel domains (G = 8K, K > 1) only nodes that keep a panel layout are candidates
+([A], appendix D.1; ``PanelFit`` in ``base.py``).
 No migration (the repository's descheduler is off in its experiments).
 
 Assumptions ([A], docs/baselines.md):

@@ -6,7 +6,7 @@ import heapq
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Placement, Scheduler
+from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 
 
@@ -15,18 +15,13 @@ def first_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | Non
 
     The lowest-index node with f >= g stays first while it still has room, so first-fit of
     identical instances fills nodes with f >= g in index order, floor(f / g) each; the
-    index order is a merge of the free-GPU buckets g..G, O(G + k log G) for k nodes.
+    index order is a merge of the free-GPU buckets g..G, O(G + k log G) for k nodes (on
+    K > 1 domains plus one memoised panel test per node visited, ``fill_in_order``).
     """
     if state.instance_capacity(g) < w:
         return None
     buckets = [state.nodes_with_free(f) for f in range(g, state.gpus_per_node + 1)]
-    nodes: list[int] = []
-    for n in heapq.merge(*buckets):
-        take = min(state.free(n) // g, w - len(nodes))
-        nodes.extend([n] * take)
-        if len(nodes) == w:
-            return tuple(nodes)
-    raise AssertionError("instance_capacity and the free-GPU buckets disagree")
+    return fill_in_order(state, g, w, ((state.free(n), n) for n in heapq.merge(*buckets)))
 
 
 @register

@@ -10,7 +10,8 @@ Source: hkust-adsl/kubernetes-scheduler-simulator ``pkg/utils/frag.go``
 (``NodeGpuShareFragAmount``, ``GetTypicalPods``): with whole GPUs a GPU is either fully free
 or fully used, so FGD's "partially used GPU" term vanishes and CPU terms drop. Node rules
 only see a node through (f_n, n), so the gradient is a (G+1) x (G+1) table and node choice
-goes through ``greedy_gang`` over the free-GPU buckets, O(G log N) per instance.
+goes through ``greedy_gang`` over the free-GPU buckets, O(G log N) per instance (on K > 1
+domains restricted to nodes that keep a panel layout, appendix D.1).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Placement, Scheduler
+from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 
 
@@ -19,17 +19,13 @@ def best_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | None
 
     Placing on the best node (free f) leaves it with f - g < f free and no node has free in
     [g, f), so it stays the best while f - g >= g: best-fit of identical instances fills the
-    nodes in (free, index) order, each taking floor(f / g). O(G + k log N) for k nodes.
+    nodes in (free, index) order, each taking floor(f / g). O(G + k log N) for k nodes; on
+    K > 1 domains plus one memoised panel test per node visited (``fill_in_order``), every
+    node with f_n >= g in the worst case.
     """
     if state.instance_capacity(g) < w:
         return None
-    nodes: list[int] = []
-    for f, n in state.iter_nodes_by_free(g):
-        take = min(f // g, w - len(nodes))
-        nodes.extend([n] * take)
-        if len(nodes) == w:
-            return tuple(nodes)
-    raise AssertionError("instance_capacity and the free-GPU buckets disagree")
+    return fill_in_order(state, g, w, state.iter_nodes_by_free(g))
 
 
 @register
