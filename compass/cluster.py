@@ -33,6 +33,7 @@ class ClusterState:
         "gpus_per_node",
         "_free",
         "_buckets",
+        "_bucket_sizes",
         "_node_instances",
         "_where",
         "_size",
@@ -51,6 +52,8 @@ class ClusterState:
         self._free = [gpus_per_node] * nodes
         self._buckets = [SortedList() for _ in range(gpus_per_node + 1)]
         self._buckets[gpus_per_node].update(range(nodes))
+        #: len of each bucket as a plain int (SortedList.__len__ is a Python call)
+        self._bucket_sizes = [0] * gpus_per_node + [nodes]
         self._node_instances: list[dict[InstanceKey, int]] = [{} for _ in range(nodes)]
         self._where: dict[InstanceKey, int] = {}
         self._size: dict[InstanceKey, int] = {}
@@ -70,16 +73,17 @@ class ClusterState:
     @property
     def empty_nodes(self) -> int:
         """Nodes with every GPU free."""
-        return len(self._buckets[self.gpus_per_node])
+        return self._bucket_sizes[self.gpus_per_node]
 
     @property
     def full_nodes(self) -> int:
-        return len(self._buckets[0])
+        return self._bucket_sizes[0]
 
     @property
     def partial_nodes(self) -> int:
         """Non-empty nodes with at least one free GPU (section 3.1)."""
-        return self.nodes - self.empty_nodes - self.full_nodes
+        sizes = self._bucket_sizes
+        return self.nodes - sizes[self.gpus_per_node] - sizes[0]
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -140,7 +144,12 @@ class ClusterState:
 
     def instance_capacity(self, g: int) -> int:
         """How many more g-GPU instances fit now: sum over nodes of floor(f_n / g), O(G)."""
-        return sum(len(self._buckets[f]) * (f // g) for f in range(g, self.gpus_per_node + 1))
+        sizes = self._bucket_sizes
+        total = 0
+        for f in range(g, self.gpus_per_node + 1):
+            if k := sizes[f]:
+                total += k * (f // g)
+        return total
 
     def iter_nodes_by_free(self, min_free: int) -> Iterator[tuple[int, int]]:
         """``(free, node)`` for nodes with free >= min_free, by free then index (best-fit order)."""
@@ -159,32 +168,35 @@ class ClusterState:
             raise PlacementError(
                 f"job {job_id}: instance size {size} does not fit a {self.gpus_per_node}-GPU node"
             )
+        free = self._free
         need: dict[int, int] = {}
         for n in nodes:
-            self._check_node(n)
+            if n not in need:
+                self._check_node(n)
             need[n] = need.get(n, 0) + size
         for n, gpus in need.items():
-            if gpus > self._free[n]:
+            if gpus > free[n]:
                 raise PlacementError(
-                    f"job {job_id}: node {n} has {self._free[n]} free GPUs, "
+                    f"job {job_id}: node {n} has {free[n]} free GPUs, "
                     f"{gpus} requested (over-commit)"
                 )
-        keys = tuple((job_id, k) for k in range(len(nodes)))
+        keys = tuple([(job_id, k) for k in range(len(nodes))])
         self._jobs[job_id] = keys
         for key, n in zip(keys, nodes):
             self._size[key] = size
             self._attach(key, size, n)
-            self._counts[size] += 1
+        self._counts[size] += len(keys)
 
     def release_job(self, job_id: int) -> tuple[InstanceKey, ...]:
         """Stop a job and free its GPUs; returns its instance keys."""
         keys = self._jobs.pop(job_id, None)
         if keys is None:
             raise PlacementError(f"job {job_id} is not running")
+        sizes = self._size
         for key in keys:
-            size = self._size.pop(key)
+            size = sizes.pop(key)
             self._detach(key, size)
-            self._counts[size] -= 1
+        self._counts[size] -= len(keys)
         return keys
 
     def move(self, instance: InstanceKey, dst: int) -> int:
@@ -209,6 +221,7 @@ class ClusterState:
         other.gpus_per_node = self.gpus_per_node
         other._free = list(self._free)
         other._buckets = [SortedList(b) for b in self._buckets]
+        other._bucket_sizes = list(self._bucket_sizes)
         other._node_instances = [dict(d) for d in self._node_instances]
         other._where = dict(self._where)
         other._size = dict(self._size)
@@ -232,19 +245,23 @@ class ClusterState:
                 counts[size] += 1
             used += load
         assert sum(len(b) for b in self._buckets) == self.nodes, "a node sits in two buckets"
+        assert self._bucket_sizes == [len(b) for b in self._buckets], "bucket sizes drifted"
         assert counts == self._counts, f"size counts {self._counts} != recomputed {counts}"
         assert used == self._used
         assert len(self._where) == sum(len(k) for k in self._jobs.values())
 
     # ----------------------------------------------------------------- helpers
     def _check_node(self, n: int) -> None:
-        if not (isinstance(n, int) and 0 <= n < self.nodes):
+        if not (type(n) is int or isinstance(n, int)) or not 0 <= n < self.nodes:
             raise PlacementError(f"node {n!r} is not in 0..{self.nodes - 1}")
 
     def _attach(self, key: InstanceKey, size: int, n: int) -> None:
         f = self._free[n]
-        self._buckets[f].remove(n)
-        self._buckets[f - size].add(n)
+        buckets, sizes = self._buckets, self._bucket_sizes
+        buckets[f].remove(n)
+        buckets[f - size].add(n)
+        sizes[f] -= 1
+        sizes[f - size] += 1
         self._free[n] = f - size
         self._node_instances[n][key] = size
         self._where[key] = n
@@ -254,8 +271,11 @@ class ClusterState:
         n = self._where.pop(key)
         del self._node_instances[n][key]
         f = self._free[n]
-        self._buckets[f].remove(n)
-        self._buckets[f + size].add(n)
+        buckets, sizes = self._buckets, self._bucket_sizes
+        buckets[f].remove(n)
+        buckets[f + size].add(n)
+        sizes[f] -= 1
+        sizes[f + size] += 1
         self._free[n] = f + size
         self._used -= size
 

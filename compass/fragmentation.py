@@ -365,6 +365,24 @@ def inherent_partial_nodes(
     return _optimal_bins(n, nodes, gpus_per_node, solver)[0]
 
 
+def state_phi_star(
+    n: tuple[int, ...], demand: int, nodes: int, gpus_per_node: int
+) -> tuple[int, bool | None]:
+    """Phi* and whether the WCC holds (None unless G = 8) for a live cluster state.
+
+    The hot path of the timeline: ``n`` is ``ClusterState.counts`` (a tuple indexed 0..G of
+    non-negative ints) and ``demand`` its used GPUs, which fit by construction, so input
+    checks are skipped; eq. 21's closed form 1[T mod 8 != 0] answers whenever the WCC
+    holds, the memoised exact oracle otherwise.
+    """
+    if gpus_per_node == WCC_GPUS_PER_NODE:
+        if _deficit(n) <= 0:
+            return int(demand % WCC_GPUS_PER_NODE != 0), True
+        return _optimal_bins(n, nodes, gpus_per_node, "highs")[0], False
+    _check_gpus_per_node(gpus_per_node)
+    return _optimal_bins(n, nodes, gpus_per_node, "highs")[0], None
+
+
 def inherent_fragmentation(
     counts: Counts, nodes: int, gpus_per_node: int = 8, solver: Solver = "highs"
 ) -> float:

@@ -22,6 +22,7 @@ from compass.fragmentation import (
     inherent_partial_nodes,
     partial_bins,
     sif,
+    state_phi_star,
     total_demand,
     wcc_deficit,
     wcc_holds,
@@ -402,3 +403,14 @@ def test_bad_input_is_refused(counts: object, kwargs: dict, error: type[Exceptio
 def test_infeasible_is_a_value_error_and_zero_sizes_are_ignored() -> None:
     assert issubclass(InfeasiblePacking, ValueError)
     assert inherent_partial_nodes({3: 2, 9: 0}) == inherent_partial_nodes([7, 0, 0, 2, 0]) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=8, max_size=8), st.sampled_from([0, 1, 8]))
+def test_state_fast_path_agrees_with_the_public_oracle(n: list[int], spare: int) -> None:
+    counts = (0, *n)
+    t = demand(counts)
+    nodes = sum(n) + spare  # every instance on its own node fits
+    assert state_phi_star(counts, t, nodes, 8) == (
+        inherent_partial_nodes(counts, nodes), wcc_holds(counts)
+    )

@@ -23,6 +23,9 @@ from compass.fragmentation import (
     inherent_partial_nodes,
     instance_panels,
 )
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.schedulers import Placement, Scheduler
 from compass.simulator import PANEL_COLUMNS, TIMELINE_COLUMNS, SchedulerError, SimulationError
 
 
@@ -110,8 +113,27 @@ def test_multi_panel_g_must_be_whole_panels() -> None:
         compass.simulate(_trace([(0, 1, 1, 12)]), "gfs", nodes=1, gpus_per_node=16)
 
 
+def test_jobs_beyond_panel_capacity_are_rejected_up_front() -> None:
+    # 5 x 3 = 15 <= 16 GPUs, but two panels of 8 hold only 2 x floor(8/3) = 4 such instances
+    with pytest.raises(SimulationError, match="cannot fit an empty cluster"):
+        compass.simulate(_trace([(0, 1, 5, 3)]), "gfs", nodes=1, gpus_per_node=16)
+    compass.simulate(_trace([(0, 1, 4, 3)]), "gfs", nodes=1, gpus_per_node=16)
+    with pytest.raises(SimulationError, match="cannot fit an empty cluster"):
+        compass.simulate(_trace([(0, 1, 2, 16)]), "gfs", nodes=1, gpus_per_node=24)
+
+
+class _PanelBlind(Scheduler):
+    """Every instance on node 0 whenever its free GPUs suffice: blind to panels."""
+
+    name = "panel-blind"
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        fits = state.free(0) >= job.total_gpus
+        return Placement(job.job_id, (0,) * job.num_instances) if fits else None
+
+
 def test_panel_split_is_a_policy_error() -> None:
-    # gfs best-fit puts the 6 next to 5 + 5 (10 + 6 = 16 GPUs) with no panel layout.
+    # 5 + 5 + 6 = 16 GPUs fit the domain's free count but have no layout on 2 panels of 8.
     trace = _trace([(0, 10, 1, 5), (0, 10, 1, 5), (1, 10, 1, 6)])
-    with pytest.raises(SchedulerError, match="no panel layout"):
-        compass.simulate(trace, "gfs", nodes=1, gpus_per_node=16)
+    with pytest.raises(SchedulerError, match="panel-blind.*no panel layout"):
+        compass.simulate(trace, _PanelBlind(), nodes=1, gpus_per_node=16)

@@ -1,0 +1,162 @@
+"""One instant of scheduling: the decision core shared by the simulator and the physical runtime.
+
+The ``Dispatcher`` owns the ``ClusterState``, the FIFO queue and one ``Scheduler``. Each call
+to ``step`` handles the events of one instant in the fixed order of docs/simulator.md:
+departures (in the order given), then the timer, then arrivals (FIFO), then one admission
+pass. It validates every decision through the state and reports what happened as an
+``Instant``. It knows nothing of time beyond the ``now`` it is given: the simulator turns an
+``Instant`` into pauses and departure events, the runtime (``compass.runtime``) into actor
+starts and checkpoint-restart migrations.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from compass.cluster import ClusterState, PlacementError
+from compass.model import InstanceKey, Job
+from compass.schedulers.base import Move, Placement, Scheduler
+
+
+class SchedulerError(RuntimeError):
+    """A scheduler returned a decision the cluster refuses (a policy bug)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedMove:
+    """One migration as applied: ``instance`` went from node ``src`` to node ``dst``."""
+
+    instance: InstanceKey
+    src: int
+    dst: int
+
+    @property
+    def job_id(self) -> int:
+        return self.instance[0]
+
+
+class Instant:
+    """What one ``Dispatcher.step`` did, in order of application."""
+
+    __slots__ = ("time", "departed", "started", "moves")
+
+    def __init__(self, time: float) -> None:
+        self.time = time
+        #: jobs released at this instant, in the order given
+        self.departed: list[int] = []
+        #: jobs admitted at this instant, in admission order
+        self.started: list[int] = []
+        #: every migration, in the order applied
+        self.moves: list[AppliedMove] = []
+
+    def __repr__(self) -> str:
+        return (f"Instant(time={self.time}, departed={self.departed}, "
+                f"started={self.started}, moves={self.moves})")
+
+    def migrated_jobs(self, state: ClusterState) -> dict[int, list[int]]:
+        """Jobs that migrate at this instant: job id -> indices into ``moves``.
+
+        A move is a migration (it costs a checkpoint-restart) only if its job was running
+        before the instant and still runs after it: moves of a job admitted at this instant
+        only change where it starts, and a job that departed after moving needs no restart.
+        """
+        started = set(self.started)
+        out: dict[int, list[int]] = {}
+        for i, move in enumerate(self.moves):
+            job_id = move.job_id
+            if job_id not in started and state.is_running(job_id):
+                out.setdefault(job_id, []).append(i)
+        return dict(sorted(out.items()))
+
+
+class Dispatcher:
+    """Applies a scheduler's decisions to a cluster state, one instant at a time."""
+
+    def __init__(self, scheduler: Scheduler, state: ClusterState) -> None:
+        self.scheduler = scheduler
+        self.state = state
+        #: jobs waiting for admission, in FIFO order
+        self.queue: deque[Job] = deque()
+
+    def reset(self, workload: Sequence[Job]) -> None:
+        """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
+        self.scheduler.reset(self.state, workload)
+
+    def step(
+        self,
+        now: float,
+        *,
+        departures: Iterable[Job] = (),
+        timer: bool = False,
+        arrivals: Iterable[Job] = (),
+    ) -> Instant:
+        """Handle one instant: departures, timer, arrivals, then one admission pass."""
+        instant = Instant(now)
+        scheduler, state = self.scheduler, self.state
+        for job in departures:
+            state.release_job(job.job_id)
+            instant.departed.append(job.job_id)
+            if moves := scheduler.on_departure(job, state, now):
+                self._apply(moves, instant)
+        if timer and (moves := scheduler.on_timer(state, now)):
+            self._apply(moves, instant)
+        for job in arrivals:
+            self.queue.append(job)
+            if moves := scheduler.on_arrival(job, state, now):
+                self._apply(moves, instant)
+        if self.queue:
+            self._admission_pass(instant)
+        return instant
+
+    def _admission_pass(self, instant: Instant) -> None:
+        now = instant.time
+        order, blocking = self.scheduler.admission_order(self.queue, self.state, now)
+        admitted: list[int] = []
+        for job in order:
+            placement = self.scheduler.place(job, self.state, now)
+            if placement is None:
+                if blocking:
+                    break
+                continue
+            self._start(job, placement, instant)
+            admitted.append(job.job_id)
+        if not admitted:
+            return
+        queue = self.queue
+        if all(queue[k].job_id == jid for k, jid in enumerate(admitted)):
+            for _ in admitted:
+                queue.popleft()
+        else:
+            gone = set(admitted)
+            self.queue = deque(j for j in queue if j.job_id not in gone)
+
+    def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
+        name = self.scheduler.name
+        if not isinstance(placement, Placement) or placement.job_id != job.job_id:
+            raise SchedulerError(f"{name}: place({job.job_id}) returned {placement!r}")
+        if len(placement.nodes) != job.num_instances:
+            raise SchedulerError(
+                f"{name}: job {job.job_id} has {job.num_instances} instances, placement gives "
+                f"{len(placement.nodes)} nodes"
+            )
+        try:
+            self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
+        except PlacementError as e:
+            raise SchedulerError(f"{name}: invalid placement at t={instant.time}: {e}") from e
+        instant.started.append(job.job_id)
+        if placement.moves:
+            self._apply(placement.moves, instant)
+
+    def _apply(self, moves: Iterable[Move], instant: Instant) -> None:
+        for move in moves:
+            if not isinstance(move, Move):
+                raise SchedulerError(f"{self.scheduler.name}: expected a Move, got {move!r}")
+            try:
+                src = self.state.move(move.instance, move.dst)
+            except PlacementError as e:
+                raise SchedulerError(
+                    f"{self.scheduler.name}: invalid move at t={instant.time}: {e}"
+                ) from e
+            instant.moves.append(AppliedMove(move.instance, src, move.dst))

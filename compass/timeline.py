@@ -1,0 +1,91 @@
+"""The timeline: one row of fragmentation and load figures after every instant (metrics input).
+
+Shared by the simulator and the physical runtime so both write the same table. Phi* comes
+from ``state_phi_star``: the eq. 21 closed form while the WCC holds, the memoised exact
+oracle otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from compass.cluster import ClusterState
+from compass.fragmentation import (
+    MAX_GPUS_PER_NODE,
+    InfeasiblePacking,
+    domain_panels,
+    hierarchical_fragmentation,
+    state_phi_star,
+)
+from compass.model import Job
+
+TIMELINE_COLUMNS = (
+    "time", "partial_nodes", "phi_star", "sif", "used_gpus", "gpu_util", "empty_nodes",
+    "queue_len", "head_demand", "running_jobs", "wcc",
+)
+#: Extra timeline columns of multi-panel clusters (G = 8K, K > 1; eq. 26, docs/nvl72.md).
+PANEL_COLUMNS = (
+    "partial_panels", "phi_star_gpu", "sif_gpu", "panel_partial_domains", "phi_star_panel",
+    "sif_panel",
+)
+
+
+class OracleError(RuntimeError):
+    """The recorded state contradicts the oracle (SIF < 0): a bug, never a policy choice."""
+
+
+class PanelLayoutError(RuntimeError):
+    """A domain's instances have no layout on its panels (a sub-panel instance was split)."""
+
+
+class TimelineRecorder:
+    """Appends one ``TIMELINE_COLUMNS`` row (plus ``PANEL_COLUMNS`` when K > 1) per instant."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
+        panels = domain_panels(state.gpus_per_node)
+        #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
+        self.panels = panels if panels is not None and panels > 1 else None
+        self._rows: list[tuple] = []
+        self._exact = state.gpus_per_node <= MAX_GPUS_PER_NODE
+
+    def record(self, t: float, queue: Sequence[Job]) -> None:
+        """Append the row of the state as it is after the instant at time ``t``."""
+        s = self.state
+        used = s.used_gpus
+        if self._exact:
+            phi, wcc = state_phi_star(s.counts, used, s.nodes, s.gpus_per_node)
+        else:  # no exact oracle for domains wider than 16 GPUs; panel columns cover them
+            phi, wcc = math.nan, None
+        partial = s.partial_nodes
+        if partial < phi:
+            raise OracleError(
+                f"SIF < 0 at t={t}: {partial} partial nodes < Phi* = {phi} (oracle bug)"
+            )
+        nodes = s.nodes
+        row = (
+            t, partial, phi, (partial - phi) / nodes, used, used / (nodes * s.gpus_per_node),
+            s.empty_nodes, len(queue), queue[0].total_gpus if queue else 0,
+            s.running_job_count, wcc,
+        )
+        if self.panels is not None:
+            row += self._panel_row(t)
+        self._rows.append(row)
+
+    def frame(self) -> pd.DataFrame:
+        extra = PANEL_COLUMNS if self.panels is not None else ()
+        return pd.DataFrame(self._rows, columns=list(TIMELINE_COLUMNS + extra))
+
+    def _panel_row(self, t: float) -> tuple:
+        """The PANEL_COLUMNS values; every domain must have a panel layout."""
+        s = self.state
+        domains = [tuple(sorted(s.instances_on(n).values())) for n in range(s.nodes)]
+        try:
+            h = hierarchical_fragmentation(domains, self.panels)
+        except InfeasiblePacking as err:
+            raise PanelLayoutError(f"at t={t} a domain has no panel layout ({err})") from None
+        return (h.partial_panels, h.phi_star_gpu, h.sif_gpu, h.panel_partial_domains,
+                h.phi_star_panel, h.sif_panel)

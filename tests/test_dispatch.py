@@ -1,0 +1,76 @@
+"""The decision core shared by the simulator and the runtime (compass.dispatch)."""
+
+import pytest
+
+from compass.cluster import ClusterState
+from compass.dispatch import AppliedMove, Dispatcher, SchedulerError
+from compass.model import Job
+from compass.schedulers import Move, Placement
+from compass.schedulers.gfs import GFS
+
+
+def job(job_id: int, w: int, g: int, submit: float = 0.0) -> Job:
+    return Job(job_id, submit, 10.0, w, g)
+
+
+class Scripted(GFS):
+    """Best-fit that also returns scripted moves from its hooks, keyed by hook name."""
+
+    def __init__(self, script: dict[str, list[Move]]) -> None:
+        super().__init__()
+        self.script = script
+        self.calls: list[str] = []
+
+    def _hook(self, name: str) -> list[Move]:
+        self.calls.append(name)
+        return self.script.pop(name, [])
+
+    def on_departure(self, job, state, now):
+        return self._hook(f"departure {job.job_id}")
+
+    def on_timer(self, state, now):
+        return self._hook("timer")
+
+    def on_arrival(self, job, state, now):
+        return self._hook(f"arrival {job.job_id}")
+
+
+def test_step_order_and_outcome():
+    scheduler = Scripted({"departure 0": [Move((1, 0), 1)], "arrival 2": [Move((1, 0), 0)]})
+    d = Dispatcher(scheduler, ClusterState(2))
+    d.reset([])
+    first = d.step(0.0, arrivals=[job(0, 1, 4), job(1, 1, 2)])
+    assert first.started == [0, 1] and not first.moves and not d.queue
+    assert d.state.job_nodes(0) == (0,) and d.state.job_nodes(1) == (0,)
+    second = d.step(5.0, departures=[job(0, 1, 4)], timer=True, arrivals=[job(2, 2, 8)])
+    assert scheduler.calls[-3:] == ["departure 0", "timer", "arrival 2"]
+    assert second.departed == [0]
+    assert second.moves == [AppliedMove((1, 0), 0, 1), AppliedMove((1, 0), 1, 0)]
+    # job 2 (two 8-GPU instances) cannot start while job 1 holds a node: head-of-line wait
+    assert second.started == [] and [j.job_id for j in d.queue] == [2]
+    assert second.migrated_jobs(d.state) == {1: [0, 1]}
+
+
+def test_moves_of_started_or_departed_jobs_are_not_migrations():
+    d = Dispatcher(Scripted({"departure 1": [Move((0, 0), 1)]}), ClusterState(2))
+    d.step(0.0, arrivals=[job(0, 1, 2), job(1, 1, 2)])
+    outcome = d.step(1.0, departures=[job(1, 1, 2), job(0, 1, 2)])
+    assert outcome.moves == [AppliedMove((0, 0), 0, 1)]
+    assert outcome.migrated_jobs(d.state) == {}  # job 0 moved, then departed
+
+
+def test_invalid_move_names_the_scheduler():
+    d = Dispatcher(Scripted({"arrival 1": [Move((0, 0), 5)]}), ClusterState(2))
+    d.step(0.0, arrivals=[job(0, 1, 2)])
+    with pytest.raises(SchedulerError, match="gfs: invalid move"):
+        d.step(1.0, arrivals=[job(1, 1, 2)])
+
+
+def test_placement_with_wrong_width_is_refused():
+    class Short(GFS):
+        def place(self, job, state, now):
+            return Placement(job.job_id, (0,))
+
+    d = Dispatcher(Short(), ClusterState(2))
+    with pytest.raises(SchedulerError, match="has 2 instances"):
+        d.step(0.0, arrivals=[job(0, 2, 1)])
