@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 
 import compass
+from compass.cluster import ClusterState
 from compass.fragmentation import (
     DomainLayout,
     InfeasiblePacking,
@@ -23,7 +24,6 @@ from compass.fragmentation import (
     inherent_partial_nodes,
     instance_panels,
 )
-from compass.cluster import ClusterState
 from compass.model import Job
 from compass.schedulers import Placement, Scheduler
 from compass.simulator import PANEL_COLUMNS, TIMELINE_COLUMNS, SchedulerError, SimulationError
