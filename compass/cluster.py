@@ -40,6 +40,7 @@ class ClusterState:
         "_jobs",
         "_counts",
         "_used",
+        "_changed",
     )
 
     def __init__(self, nodes: int, gpus_per_node: int = G_DEFAULT) -> None:
@@ -60,6 +61,8 @@ class ClusterState:
         self._jobs: dict[int, tuple[InstanceKey, ...]] = {}
         self._counts = [0] * (gpus_per_node + 1)
         self._used = 0
+        #: nodes whose instances changed since ``pop_changed``; None until ``track_changes``
+        self._changed: set[int] | None = None
 
     # ------------------------------------------------------------------ queries
     @property
@@ -157,6 +160,18 @@ class ClusterState:
             for n in self._buckets[f]:
                 yield f, n
 
+    def track_changes(self) -> None:
+        """Start recording which nodes' instances change (for incremental per-node views)."""
+        if self._changed is None:
+            self._changed = set()
+
+    def pop_changed(self) -> set[int]:
+        """Nodes whose instances changed since the last call (needs ``track_changes``)."""
+        if self._changed is None:
+            raise RuntimeError("call track_changes() before pop_changed()")
+        changed, self._changed = self._changed, set()
+        return changed
+
     # ---------------------------------------------------------------- mutations
     def place_job(self, job_id: int, size: int, nodes: Sequence[int]) -> None:
         """Start a job: instance k of size ``size`` on ``nodes[k]``; all or nothing."""
@@ -228,6 +243,7 @@ class ClusterState:
         other._jobs = dict(self._jobs)
         other._counts = list(self._counts)
         other._used = self._used
+        other._changed = None
         return other
 
     def check(self) -> None:
@@ -266,6 +282,8 @@ class ClusterState:
         self._node_instances[n][key] = size
         self._where[key] = n
         self._used += size
+        if self._changed is not None:
+            self._changed.add(n)
 
     def _detach(self, key: InstanceKey, size: int) -> None:
         n = self._where.pop(key)
@@ -278,6 +296,8 @@ class ClusterState:
         sizes[f + size] += 1
         self._free[n] = f + size
         self._used -= size
+        if self._changed is not None:
+            self._changed.add(n)
 
 
 class FreeOverlay:

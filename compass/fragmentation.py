@@ -504,26 +504,60 @@ class HierarchicalFragmentation:
     sif_panel: float
 
 
+@dataclass
+class LayoutTotals:
+    """``DomainLayout`` fields summed over a cluster's domains, kept up to date by ``add``
+    and ``remove`` as single domains change (the timeline's incremental panel columns)."""
+
+    panels: int
+    multi_panels: int = 0
+    sub_panels: int = 0
+    partial_panels: int = 0
+    partial_domains: int = 0
+
+    def add(self, layout: DomainLayout, sign: int = 1) -> None:
+        self.multi_panels += sign * layout.multi_panels
+        self.sub_panels += sign * layout.sub_panels
+        self.partial_panels += sign * layout.partial_panels
+        self.partial_domains += sign * (0 < layout.occupied_panels < self.panels)
+
+    def remove(self, layout: DomainLayout) -> None:
+        self.add(layout, -1)
+
+
 def hierarchical_fragmentation(
     domains: Sequence[tuple[int, ...]], panels: int
 ) -> HierarchicalFragmentation:
     """Both levels of eq. 26 for ``domains`` (each a sorted tuple of instance sizes)."""
-    layouts = [domain_layout(sizes, panels) for sizes in domains]
-    multi = sum(lay.multi_panels for lay in layouts)
-    small = Counter(g for sizes in domains for g in sizes if g <= PANEL_GPUS)
-    n_panels = len(domains) * panels
-    partial = sum(lay.partial_panels for lay in layouts)
-    phi_gpu = inherent_partial_nodes(small, nodes=n_panels - multi, gpus_per_node=PANEL_GPUS)
-    partial_domains = sum(0 < lay.occupied_panels < panels for lay in layouts)
+    totals = LayoutTotals(panels)
+    for sizes in domains:
+        totals.add(domain_layout(sizes, panels))
+    counts = Counter(g for sizes in domains for g in sizes)
+    return combine_levels(totals, counts, len(domains))
+
+
+def combine_levels(
+    totals: LayoutTotals, counts: Mapping[int, int], domains: int
+) -> HierarchicalFragmentation:
+    """Eq. 26 from the summed domain layouts and the cluster's instances per size."""
+    panels = totals.panels
+    small = {g: n for g, n in counts.items() if g <= PANEL_GPUS}
+    n_panels = domains * panels
+    phi_gpu = inherent_partial_nodes(small, nodes=n_panels - totals.multi_panels,
+                                     gpus_per_node=PANEL_GPUS)
     if panels <= MAX_GPUS_PER_NODE:
-        items = Counter(instance_panels(g) for sizes in domains for g in sizes if g > PANEL_GPUS)
-        items[1] += sum(lay.sub_panels for lay in layouts)
-        phi_panel: float = inherent_partial_nodes(items, nodes=len(domains), gpus_per_node=panels)
+        items: Counter[int] = Counter()
+        for g, n in counts.items():
+            if g > PANEL_GPUS:
+                items[instance_panels(g)] += n
+        items[1] += totals.sub_panels
+        phi_panel: float = inherent_partial_nodes(items, nodes=domains, gpus_per_node=panels)
     else:
         phi_panel = float("nan")
+    partial, partial_domains = totals.partial_panels, totals.partial_domains
     return HierarchicalFragmentation(
         partial, phi_gpu, sif(partial, phi_gpu, n_panels),
-        partial_domains, phi_panel, (partial_domains - phi_panel) / len(domains),
+        partial_domains, phi_panel, (partial_domains - phi_panel) / domains,
     )
 
 

@@ -15,9 +15,12 @@ import pandas as pd
 from compass.cluster import ClusterState
 from compass.fragmentation import (
     MAX_GPUS_PER_NODE,
+    DomainLayout,
     InfeasiblePacking,
+    LayoutTotals,
+    combine_levels,
+    domain_layout,
     domain_panels,
-    hierarchical_fragmentation,
     state_phi_star,
 )
 from compass.model import Job
@@ -51,6 +54,14 @@ class TimelineRecorder:
         self.panels = panels if panels is not None and panels > 1 else None
         self._rows: list[tuple] = []
         self._exact = state.gpus_per_node <= MAX_GPUS_PER_NODE
+        if self.panels is not None:  # panel layouts per domain, updated where they change
+            state.track_changes()
+            state.pop_changed()
+            self._layouts: list[DomainLayout] = []
+            self._totals = LayoutTotals(self.panels)
+            for n in range(state.nodes):
+                self._layouts.append(self._layout(n, math.nan))
+                self._totals.add(self._layouts[n])
 
     def record(self, t: float, queue: Sequence[Job]) -> None:
         """Append the row of the state as it is after the instant at time ``t``."""
@@ -80,12 +91,23 @@ class TimelineRecorder:
         return pd.DataFrame(self._rows, columns=list(TIMELINE_COLUMNS + extra))
 
     def _panel_row(self, t: float) -> tuple:
-        """The PANEL_COLUMNS values; every domain must have a panel layout."""
-        s = self.state
-        domains = [tuple(sorted(s.instances_on(n).values())) for n in range(s.nodes)]
-        try:
-            h = hierarchical_fragmentation(domains, self.panels)
-        except InfeasiblePacking as err:
-            raise PanelLayoutError(f"at t={t} a domain has no panel layout ({err})") from None
+        """The PANEL_COLUMNS values, from the layouts of the domains that changed."""
+        totals = self._totals
+        for n in self.state.pop_changed():
+            layout = self._layout(n, t)
+            totals.remove(self._layouts[n])
+            totals.add(layout)
+            self._layouts[n] = layout
+        h = combine_levels(totals, self.state.counts_by_size(), self.state.nodes)
         return (h.partial_panels, h.phi_star_gpu, h.sif_gpu, h.panel_partial_domains,
                 h.phi_star_panel, h.sif_panel)
+
+    def _layout(self, node: int, t: float) -> DomainLayout:
+        """Domain ``node``'s panel layout; every domain must have one."""
+        sizes = tuple(sorted(self.state.instances_on(node).values()))
+        try:
+            return domain_layout(sizes, self.panels)
+        except InfeasiblePacking as err:
+            raise PanelLayoutError(
+                f"at t={t} domain {node} has no panel layout ({err})"
+            ) from None

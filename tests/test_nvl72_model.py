@@ -27,6 +27,7 @@ from compass.fragmentation import (
 from compass.model import Job
 from compass.schedulers import Placement, Scheduler
 from compass.simulator import PANEL_COLUMNS, TIMELINE_COLUMNS, SchedulerError, SimulationError
+from compass.timeline import TimelineRecorder
 
 
 def _trace(rows: list[tuple[float, float, int, int]]) -> pd.DataFrame:
@@ -137,3 +138,47 @@ def test_panel_split_is_a_policy_error() -> None:
     trace = _trace([(0, 10, 1, 5), (0, 10, 1, 5), (1, 10, 1, 6)])
     with pytest.raises(SchedulerError, match="panel-blind.*no panel layout"):
         compass.simulate(trace, _PanelBlind(), nodes=1, gpus_per_node=16)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    k=st.sampled_from([2, 3]),
+    ops=st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 8, 16, 24]), st.integers(0, 3),
+                           st.integers(0, 10)), min_size=1, max_size=40),
+)
+def test_incremental_panel_columns_equal_a_full_recount(k, ops) -> None:
+    """The timeline updates only changed domains; every row equals eq. 26 from scratch."""
+    state = ClusterState(4, 8 * k)
+    recorder = TimelineRecorder(state)
+    running: list[int] = []
+    for job_id, (g, node, pick) in enumerate(ops):
+        if running and pick < 3:  # a departure or a move
+            victim = running[pick % len(running)]
+            if pick == 0:
+                state.release_job(victim)
+                running.remove(victim)
+            else:
+                key = state.job_instances(victim)[0]
+                dst = (state.node_of(key) + 1) % state.nodes
+                layout_ok = _has_layout(state, dst, state.size_of(key), k)
+                if state.free(dst) >= state.size_of(key) and layout_ok:
+                    state.move(key, dst)
+        elif g <= 8 * k and state.free(node) >= g and _has_layout(state, node, g, k):
+            state.place_job(job_id, g, [node])
+            running.append(job_id)
+        recorder.record(float(job_id), [])
+        row = recorder.frame().iloc[-1]
+        domains = [tuple(sorted(state.instances_on(n).values())) for n in range(state.nodes)]
+        h = hierarchical_fragmentation(domains, k)
+        assert (row["partial_panels"], row["phi_star_gpu"], row["panel_partial_domains"],
+                row["phi_star_panel"]) == (h.partial_panels, h.phi_star_gpu,
+                                           h.panel_partial_domains, h.phi_star_panel)
+
+
+def _has_layout(state: ClusterState, node: int, g: int, k: int) -> bool:
+    sizes = tuple(sorted((*state.instances_on(node).values(), g)))
+    try:
+        domain_layout(sizes, k)
+    except InfeasiblePacking:
+        return False
+    return True
