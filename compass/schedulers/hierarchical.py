@@ -51,6 +51,26 @@ def phantom_keys(job: Job, panels: int) -> list[list[InstanceKey]]:
             for k in range(job.num_instances)]
 
 
+def domain_moves(moves: Sequence[Move], state: ClusterState, placed: dict[InstanceKey, int],
+                 panels: int, name: str) -> tuple[Move, ...]:
+    """Panel moves of the GPU level -> domain moves (panel n is in domain n // K), dropping
+    those that stay in their domain; an instance's successive moves are followed.
+    ``placed`` gives the domains of the instances placed in this event."""
+    where = dict(placed)
+    out = []
+    for move in moves:
+        if move.instance[0] < 0:
+            raise AbsViolation(f"{name}: phantom anchor {move.instance} moved")
+        dst = move.dst // panels
+        src = where.get(move.instance)
+        if src is None:
+            src = state.node_of(move.instance)
+        if dst != src:
+            out.append(Move(move.instance, dst))
+            where[move.instance] = dst
+    return tuple(out)
+
+
 @register
 class HierarchicalCompassAbs(CompassAbs):
     """COMPASS-ABS on domains of K panels: GPU-level COMPASS-ABS on panels, panel-level
@@ -159,24 +179,6 @@ class HierarchicalCompassAbs(CompassAbs):
             moves += [*space.commit(), *anchors]
         return moves
 
-    # ------------------------------------------------------------- translation
-    def _domain_moves(self, moves: Sequence[Move], state: ClusterState,
-                      placed: dict[InstanceKey, int]) -> tuple[Move, ...]:
-        """Panel moves -> domain moves, dropping those that stay in their domain."""
-        where = dict(placed)
-        out = []
-        for move in moves:
-            if move.instance[0] < 0:
-                raise AbsViolation(f"{self.name}: phantom anchor {move.instance} moved")
-            dst = self.domain(move.dst)
-            src = where.get(move.instance)
-            if src is None:
-                src = state.node_of(move.instance)
-            if dst != src:
-                out.append(Move(move.instance, dst))
-                where[move.instance] = dst
-        return tuple(out)
-
     # ---------------------------------------------------------------- protocol
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Sub-panel jobs by the GPU-level Place; multi-panel jobs by the panel level."""
@@ -196,7 +198,8 @@ class HierarchicalCompassAbs(CompassAbs):
             rehome_strays(space)
         moves = [*space.commit(), *(self.panel_compact() if self.compact_on_arrival else ())]
         placed = dict(zip(job.instances(), domains, strict=True))
-        return Placement(job.job_id, tuple(domains), self._domain_moves(moves, state, placed))
+        return Placement(job.job_id, tuple(domains),
+                         domain_moves(moves, state, placed, self.panels, self.name))
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         """GPU-level Remove + Compact; a multi-panel job frees its phantom anchors."""
@@ -210,7 +213,7 @@ class HierarchicalCompassAbs(CompassAbs):
             remove_instances(space, job)
         settle(space, self.repair)
         moves = [*space.commit(), *self.panel_compact()]
-        return self._domain_moves(moves, state, {})
+        return domain_moves(moves, state, {}, self.panels, self.name)
 
     def check(self, state: ClusterState) -> None:
         """Each domain's GPUs in use agree with the panels' (the GPU level checks itself
