@@ -136,6 +136,63 @@ def cmd_trace_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run_physical(args: argparse.Namespace) -> int:
+    """Run a trace as real training jobs on Ray (emulated nodes unless --address)."""
+    from compass.runtime import PHYSMIX, run_physical
+
+    if args.resume and not args.workdir:
+        raise SystemExit("compass run-physical: --resume needs the --workdir of the run")
+    trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
+    result = run_physical(
+        trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+        time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
+        max_jobs=args.jobs, address=args.address, device=args.device, workdir=args.workdir,
+        resume=args.resume, seed=args.seed, progress=not args.quiet,
+    )
+    result.write(args.out)
+    s = result.summary
+    source = s["trace_source"]
+    if source.startswith(SYNTHETIC_PREFIX):
+        source = f"SYNTHETIC {source.removeprefix(SYNTHETIC_PREFIX)}"
+
+    def num(key: str, spec: str) -> str:  # AFR and AGU are undefined when nothing queued
+        return "n/a" if math.isnan(s[key]) else format(s[key], spec)
+
+    print(f"{s['scheduler']} ({s['mode']}, {s['device']}, {s['jobs']} jobs of {source}): "
+          f"AFR={num('afr', '.4f')} AJCT={s['ajct']:.1f}s AGU={num('agu', '.4f')} "
+          f"migrations={s['migrations']} mean migration latency="
+          f"{num('mean_migration_latency_s', '.2f')}s (measured) restarts={s['restarts']} "
+          f"-> {args.out} (journal: {s['workdir']})")
+    return 0
+
+
+def _add_physical_command(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("run-physical", help="run a trace as real PyTorch jobs on Ray (sec. 5.1)")
+    r.add_argument("--trace", default="physmix",
+                   help=f"'physmix' (SYNTHETIC Phys-Mix), '{DEMO_TRACE}' or a canonical CSV")
+    r.add_argument("--scheduler", default="compass-abs", choices=available())
+    r.add_argument("--nodes", type=int, default=4)
+    r.add_argument("--gpus-per-node", type=int, default=8)
+    r.add_argument("--jobs", type=int, default=None,
+                   help="run only the first JOBS jobs (physmix default: 12)")
+    r.add_argument("--time-scale", type=float, default=120.0,
+                   help="trace seconds per wall second")
+    r.add_argument("--steps-per-trace-second", type=float, default=0.05,
+                   help="training steps per trace second of a job's duration")
+    r.add_argument("--address", default=None,
+                   help="attach to this Ray cluster (e.g. 'auto') instead of emulating nodes")
+    r.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    r.add_argument("--workdir", default=None,
+                   help="journal and checkpoints (shared storage on a real cluster; default: "
+                        "a new folder under results/physical/work/, printed at the end)")
+    r.add_argument("--out", default="results/physical/run", help="output folder")
+    r.add_argument("--resume", action="store_true",
+                   help="continue the run journaled in --workdir after a controller crash")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run_physical)
+
+
 def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
     trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch")
     tsub = trace.add_subparsers(dest="trace_command", required=True)
@@ -198,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schedulers", help="list registered schedulers").set_defaults(
         func=lambda a: print("\n".join(available())) or 0)
     _add_trace_commands(sub)
+    _add_physical_command(sub)
     return p
 
 

@@ -11,6 +11,7 @@ starts and checkpoint-restart migrations.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -83,6 +84,21 @@ class Dispatcher:
     def reset(self, workload: Sequence[Job]) -> None:
         """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
         self.scheduler.reset(self.state, workload)
+
+    def first_timer(self, workload: Sequence[Job]) -> float:
+        """The first timer instant: the first multiple of the scheduler's ``timer_period`` at
+        or after the first submission (inf without a timer or jobs; docs/simulator.md)."""
+        period = self.scheduler.timer_period
+        if not period or not workload:
+            return math.inf
+        if period <= 0:
+            raise ValueError(f"{self.scheduler.name}: timer_period must be > 0")
+        return math.ceil(workload[0].submit_time / period) * period
+
+    def next_timer(self, now: float) -> float:
+        """The timer instant after the one at ``now`` (timers fire at multiples of the period)."""
+        period = self.scheduler.timer_period
+        return (round(now / period) + 1) * period if period else math.inf
 
     def step(
         self,

@@ -116,11 +116,10 @@ class Simulator:
         """Process every event; return the records."""
         dispatcher = self._dispatcher
         dispatcher.reset(self.jobs)
-        period = self.scheduler.timer_period
         arrivals = self.jobs
         n_arrivals = len(arrivals)
         next_arrival = 0
-        next_timer = self._first_timer(period)
+        next_timer = dispatcher.first_timer(arrivals)
         heap = self._departures
         records = self._records
         with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
@@ -145,7 +144,7 @@ class Simulator:
                     next_arrival += 1
                 timer = next_timer == t
                 if timer:
-                    next_timer = self._next_timer(period, t)
+                    next_timer = dispatcher.next_timer(t)
                 instant = dispatcher.step(t, departures=departing, timer=timer,
                                           arrivals=arrivals[first:next_arrival])
                 self._account(instant)
@@ -227,17 +226,6 @@ class Simulator:
                     f"job {job.job_id} (w={job.num_instances}, g={g}) cannot fit an empty "
                     f"cluster of {N} nodes x {G} GPUs"
                 )
-
-    def _first_timer(self, period: float | None) -> float:
-        if not period or not self.jobs:
-            return math.inf
-        if period <= 0:
-            raise ValueError(f"{self.scheduler.name}: timer_period must be > 0")
-        return math.ceil(self.jobs[0].submit_time / period) * period
-
-    @staticmethod
-    def _next_timer(period: float | None, now: float) -> float:
-        return (round(now / period) + 1) * period if period else math.inf
 
     def _record(self, t: float) -> None:
         try:

@@ -1,0 +1,181 @@
+"""The controller's journal (SQLite): every decision and every job's executed state.
+
+Write-ahead: each scheduling instant is journaled (its inputs: time, departed jobs, timer,
+arrived jobs; and its outputs: started jobs and applied moves) before the controller acts
+on it. A restarted controller replays the inputs through a fresh scheduler (schedulers are
+deterministic), checks that the outputs match, and then reconciles the decided placements
+with what was executed (the ``jobs`` table: generation and nodes of each job's live gang),
+so that no job is lost or started twice. Measured records (migration latencies, executed
+placements, restarts) live here too, so a resumed run reports the whole run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from compass.dispatch import AppliedMove, Instant
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS instants (
+    seq INTEGER PRIMARY KEY, time REAL NOT NULL, departed TEXT NOT NULL, timer INTEGER NOT NULL,
+    arrived TEXT NOT NULL, started TEXT NOT NULL, moves TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id INTEGER PRIMARY KEY, generation INTEGER NOT NULL, nodes TEXT NOT NULL,
+    phase TEXT NOT NULL, restarts INTEGER NOT NULL DEFAULT 0, steps INTEGER);
+CREATE TABLE IF NOT EXISTS migrations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, job_id INTEGER NOT NULL,
+    generation INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, step INTEGER,
+    checkpoint_s REAL, launch_s REAL, restore_s REAL, latency_s REAL);
+CREATE TABLE IF NOT EXISTS placements (
+    time REAL NOT NULL, job_id INTEGER NOT NULL, generation INTEGER NOT NULL,
+    instance INTEGER NOT NULL, decided INTEGER NOT NULL, executed INTEGER,
+    reason TEXT NOT NULL, PRIMARY KEY (job_id, generation, instance));
+CREATE TABLE IF NOT EXISTS restarts (
+    time REAL NOT NULL, job_id INTEGER NOT NULL, generation INTEGER NOT NULL,
+    reason TEXT NOT NULL, restored_step INTEGER);
+"""
+
+
+@dataclass(frozen=True)
+class LoggedInstant:
+    """One journaled instant: the inputs to replay and the outputs to check."""
+
+    time: float
+    departed: list[int]
+    timer: bool
+    arrived: list[int]
+    started: list[int]
+    moves: list[AppliedMove]
+
+
+@dataclass(frozen=True)
+class JobState:
+    """The last gang executed for a job: its generation and nodes, and the job's phase."""
+
+    generation: int
+    nodes: tuple[int, ...]
+    phase: str
+    restarts: int
+    steps: int | None
+
+
+class Journal:
+    """An SQLite file; each method is one transaction."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path)
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ------------------------------------------------------------------ run metadata
+    def meta(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
+
+    def set_meta(self, values: dict[str, Any]) -> None:
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                 [(k, json.dumps(v)) for k, v in values.items()])
+
+    # ------------------------------------------------------------------ decisions
+    def log_instant(self, instant: Instant, timer: bool, arrived: list[int]) -> None:
+        moves = [[m.instance[0], m.instance[1], m.src, m.dst] for m in instant.moves]
+        with self._db:
+            self._db.execute(
+                "INSERT INTO instants (time, departed, timer, arrived, started, moves) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (instant.time, json.dumps(instant.departed), int(timer), json.dumps(arrived),
+                 json.dumps(instant.started), json.dumps(moves)))
+
+    def instants(self) -> list[LoggedInstant]:
+        rows = self._db.execute("SELECT time, departed, timer, arrived, started, moves "
+                                "FROM instants ORDER BY seq")
+        return [LoggedInstant(t, json.loads(d), bool(tm), json.loads(a), json.loads(s),
+                              [AppliedMove((j, k), src, dst) for j, k, src, dst in json.loads(m)])
+                for t, d, tm, a, s, m in rows]
+
+    # ------------------------------------------------------------------ executed state
+    def job(self, job_id: int) -> JobState | None:
+        row = self._db.execute("SELECT generation, nodes, phase, restarts, steps FROM jobs "
+                               "WHERE job_id = ?", (job_id,)).fetchone()
+        if row is None:
+            return None
+        gen, nodes, phase, restarts, steps = row
+        return JobState(gen, tuple(json.loads(nodes)), phase, restarts, steps)
+
+    def launched(self, job_id: int, generation: int, nodes: tuple[int, ...], time: float,
+                 reason: str) -> None:
+        """A new gang (generation) of the job was launched on ``nodes``."""
+        with self._db:
+            self._db.execute(
+                "INSERT INTO jobs (job_id, generation, nodes, phase) VALUES (?, ?, ?, 'running') "
+                "ON CONFLICT(job_id) DO UPDATE SET generation = excluded.generation, "
+                "nodes = excluded.nodes, phase = 'running'",
+                (job_id, generation, json.dumps(list(nodes))))
+            self._db.executemany(
+                "INSERT INTO placements VALUES (?, ?, ?, ?, ?, NULL, ?)",
+                [(time, job_id, generation, k, n, reason) for k, n in enumerate(nodes)])
+
+    def executed(self, job_id: int, generation: int, nodes: list[int]) -> None:
+        """The nodes Ray actually started the gang's instances on."""
+        with self._db:
+            self._db.executemany(
+                "UPDATE placements SET executed = ? WHERE job_id = ? AND generation = ? "
+                "AND instance = ?", [(n, job_id, generation, k) for k, n in enumerate(nodes)])
+
+    def finished(self, job_id: int, steps: int) -> None:
+        with self._db:
+            self._db.execute("UPDATE jobs SET phase = 'done', steps = ? WHERE job_id = ?",
+                             (steps, job_id))
+
+    def restarted(self, job_id: int, generation: int, time: float, reason: str,
+                  restored_step: int | None = None) -> None:
+        with self._db:
+            self._db.execute("UPDATE jobs SET restarts = restarts + 1 WHERE job_id = ?",
+                             (job_id,))
+            self._db.execute("INSERT INTO restarts VALUES (?, ?, ?, ?, ?)",
+                             (time, job_id, generation, reason, restored_step))
+
+    def restored(self, job_id: int, generation: int, step: int) -> None:
+        """The restart of ``generation`` resumed from ``step``."""
+        with self._db:
+            self._db.execute("UPDATE restarts SET restored_step = ? WHERE job_id = ? "
+                             "AND generation = ?", (step, job_id, generation))
+
+    # ------------------------------------------------------------------ migrations
+    def migration(self, time: float, job_id: int, generation: int, src: tuple[int, ...],
+                  dst: tuple[int, ...], step: int, checkpoint_s: float) -> None:
+        """A checkpoint-restart of the job into ``generation``; latency filled in later."""
+        with self._db:
+            self._db.execute(
+                "INSERT INTO migrations (time, job_id, generation, src, dst, step, checkpoint_s) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (time, job_id, generation, json.dumps(list(src)), json.dumps(list(dst)), step,
+                 checkpoint_s))
+
+    def migration_latency(self, job_id: int, generation: int, latency_s: float,
+                          launch_s: float, restore_s: float) -> None:
+        """The measured latency of the migration into ``generation`` and two of its parts:
+        ``launch_s`` (old actors killed -> new processes up, model built) and ``restore_s``
+        (-> group joined, checkpoint loaded, training)."""
+        with self._db:
+            self._db.execute("UPDATE migrations SET latency_s = ?, launch_s = ?, restore_s = ? "
+                             "WHERE job_id = ? AND generation = ?",
+                             (latency_s, launch_s, restore_s, job_id, generation))
+
+    # ------------------------------------------------------------------ tables
+    def frame(self, table: str) -> pd.DataFrame:
+        """A journal table as a DataFrame (``jobs``, ``migrations``, ``placements``, ...)."""
+        if table not in {"jobs", "migrations", "placements", "restarts", "instants"}:
+            raise ValueError(f"no journal table {table!r}")
+        return pd.read_sql_query(f"SELECT * FROM {table}", self._db)

@@ -1,0 +1,164 @@
+"""Physical mode end to end on Ray: 2 emulated nodes x 8 GPUs, real (tiny) training jobs.
+
+One local Ray instance serves the module. Each run takes about a minute of wall time on a
+2-core machine (actor start-up, i.e. process launch and ``import torch``, dominates).
+"""
+
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("torch", reason="physical mode needs the 'runtime' extra (torch)")
+ray = pytest.importorskip("ray", reason="physical mode needs the 'runtime' extra (ray)")
+
+from trace_rows import trace  # noqa: E402
+
+from compass.cluster import ClusterState  # noqa: E402
+from compass.dispatch import Dispatcher  # noqa: E402
+from compass.runtime import run_physical  # noqa: E402
+from compass.runtime.journal import Journal  # noqa: E402
+from compass.runtime.worker import NAMESPACE, node_resource  # noqa: E402
+from compass.schedulers import create  # noqa: E402
+from compass.simulator import JOB_COLUMNS  # noqa: E402
+from compass.timeline import TIMELINE_COLUMNS  # noqa: E402
+from compass.traces import jobs_from_frame, validate_trace  # noqa: E402
+
+#: Job 0 (2 x 3 GPUs) departs long before jobs 1 (2 x 1 GPU, a gloo group) and 2; its
+#: departure makes COMPASS-ABS's Compact move job 1's instances: a forced migration.
+CI_ROWS = [(0, 0, 20, 2, 3), (1, 2, 80, 2, 1), (2, 4, 80, 1, 1), (3, 40, 20, 1, 2),
+           (4, 45, 16, 1, 4)]
+FAST = {"nodes": 2, "time_scale": 2.5, "steps_per_trace_second": 1.0,
+        "checkpoint_interval_s": 1.0}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def emulated_cluster():
+    ray.init(num_cpus=2, num_gpus=0, include_dashboard=False, namespace=NAMESPACE,
+             resources={node_resource(n): 8 for n in range(2)})
+    yield
+    ray.shutdown()
+
+
+def _decisions(frame, workdir):
+    """Nodes per (job, reason) launch, replaying the journal through a fresh dispatcher."""
+    jobs = {j.job_id: j for j in jobs_from_frame(validate_trace(frame))}
+    dispatcher = Dispatcher(create("compass-abs"), ClusterState(2))
+    dispatcher.reset(list(jobs.values()))
+    out = []
+    journal = Journal(workdir / "journal.sqlite")
+    for rec in journal.instants():
+        instant = dispatcher.step(rec.time, departures=[jobs[j] for j in rec.departed],
+                                  timer=rec.timer, arrivals=[jobs[j] for j in rec.arrived])
+        for job_id in sorted(instant.migrated_jobs(dispatcher.state)):
+            out.append((job_id, "migrate", dispatcher.state.job_nodes(job_id)))
+        for job_id in instant.started:
+            out.append((job_id, "start", dispatcher.state.job_nodes(job_id)))
+    journal.close()
+    return out
+
+
+def _launches(placements, reasons=("start", "migrate")):
+    rows = placements[placements["reason"].isin(reasons)]
+    return [(int(j), r, tuple(int(n) for n in g["decided"]))
+            for (_, j, r), g in rows.groupby(["time", "job_id", "reason"], sort=False)]
+
+
+def _assert_complete(result):
+    jobs = result.jobs
+    assert jobs["end_time"].notna().all() and (jobs["end_time"] > jobs["start_time"]).all()
+    assert (jobs["steps"] == jobs["step_budget"]).all()
+    placements = result.placements
+    last = placements.groupby("job_id")["generation"].transform("max") == placements["generation"]
+    assert placements.loc[last, "executed"].notna().all()  # every job's final gang ran
+    ran = placements["executed"].notna()  # a gang killed before it started never ran
+    assert (placements.loc[ran, "decided"] == placements.loc[ran, "executed"]).all()
+
+
+def test_ci_run_executes_the_schedulers_decisions_with_a_migration(tmp_path):
+    frame = trace(*CI_ROWS)
+    start = time.monotonic()
+    result = run_physical(frame, "compass-abs", workdir=tmp_path, **FAST)
+    wall = time.monotonic() - start
+    _assert_complete(result)
+    assert list(result.jobs.columns[:len(JOB_COLUMNS)]) == list(JOB_COLUMNS)
+    assert list(result.timeline.columns) == list(TIMELINE_COLUMNS)
+    assert result.summary["mode"] == "emulated" and result.summary["timings"].startswith("measured")
+    # every gang was launched where the scheduler decided, in the order it decided
+    assert _launches(result.placements) == _decisions(frame, tmp_path)
+    migrations = result.migrations
+    assert len(migrations) >= 1 and 1 in set(migrations["job_id"])
+    assert migrations["latency_s"].notna().all() and (migrations["latency_s"] > 0).all()
+    assert result.jobs.set_index("job_id").loc[1, "migrations"] >= 1
+    assert result.jobs["restarts"].sum() == 0
+    parts = migrations[["checkpoint_s", "launch_s", "restore_s", "latency_s"]].round(2)
+    print(f"CI physical run: {wall:.1f}s wall; migrations (s):\n{parts.to_string()}")
+
+
+def _kill_when_checkpointed(workdir, suffix, done):
+    """Kill the actor whose name ends with ``suffix`` once its job has a checkpoint."""
+    while not done.is_set():
+        names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)]
+        hit = [n for n in names if n.endswith(suffix)]
+        if hit and (workdir / "checkpoints" / "job-0.pt").exists():
+            ray.kill(ray.get_actor(hit[0], namespace=NAMESPACE), no_restart=True)
+            return
+        time.sleep(0.2)
+
+
+def test_a_killed_actor_restarts_its_job_from_the_last_checkpoint(tmp_path):
+    frame = trace((0, 0, 40, 1, 1), (1, 1, 16, 1, 2))
+    done = threading.Event()
+    killer = threading.Thread(target=_kill_when_checkpointed, args=(tmp_path, "/j0/k0/g1", done))
+    killer.start()
+    try:
+        result = run_physical(frame, "compass-abs", workdir=tmp_path, **FAST)
+    finally:
+        done.set()
+        killer.join()
+    _assert_complete(result)
+    job = result.jobs.set_index("job_id").loc[0]
+    assert job["restarts"] == 1
+    restart = result.restarts.iloc[0]
+    assert (restart["job_id"], restart["generation"]) == (0, 2)
+    assert 0 < restart["restored_step"] < job["step_budget"]
+    gens = result.placements[result.placements["job_id"] == 0]
+    assert gens["reason"].tolist() == ["start", "restart"]
+    assert gens["decided"].nunique() == 1  # same placement: the scheduler is not involved
+
+
+class ControllerCrash(RuntimeError):
+    pass
+
+
+def test_a_restarted_controller_resumes_without_losing_or_duplicating_jobs(tmp_path,
+                                                                           monkeypatch):
+    frame = trace((0, 0, 30, 1, 1), (1, 2, 30, 2, 1), (2, 20, 10, 1, 2))
+    monkeypatch.chdir(tmp_path)  # a relative workdir: actors get it resolved
+    workdir = "work"
+
+    def crash_after_job_1_starts(instant):
+        if 1 in instant.started:
+            raise ControllerCrash
+
+    with pytest.raises(ControllerCrash):
+        run_physical(frame, "compass-abs", workdir=workdir, on_instant=crash_after_job_1_starts,
+                     **FAST)
+    with pytest.raises(FileExistsError):
+        run_physical(frame, "compass-abs", workdir=workdir, **FAST)
+    with pytest.raises(ValueError, match="differs"):
+        run_physical(frame, "compass-abs", workdir=workdir, resume=True,
+                     **{**FAST, "time_scale": 3.0})
+    # job 0's actor is lost while no controller runs; job 1's gang (a gloo group) lives on
+    name = next(a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+                if a["name"].endswith("/j0/k0/g1"))
+    ray.kill(ray.get_actor(name, namespace=NAMESPACE), no_restart=True)
+    result = run_physical(frame, "compass-abs", workdir=workdir, resume=True, **FAST)
+    _assert_complete(result)
+    assert result.placements["executed"].isna().sum() <= 1  # job 0's first gang, if unstarted
+    # job 1's live gang was adopted (one launch, no restart); job 0 was relaunched once
+    assert result.placements.groupby("job_id")["generation"].max().tolist() == [2, 1, 1]
+    assert result.jobs["restarts"].tolist() == [1, 0, 0]
+    assert result.restarts["reason"].tolist() == ["controller restart"]
+    assert _launches(result.placements) == _decisions(frame, tmp_path / workdir)
+    assert len(result.timeline) == len(Journal(tmp_path / workdir / "journal.sqlite").instants())
