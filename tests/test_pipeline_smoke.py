@@ -103,3 +103,15 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
                 if line.split()[:1] and line.split()[0] in ("simulate", "case_study",
                                                             "collect_runs"))
     assert jobs == {"simulate": "1", "collect_runs": "1"}
+
+
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_every_profile_plans(tmp_path, profile):
+    """A dry run of the other profiles builds their whole DAG (e.g. free text in a profile
+    is not taken for a wildcard; the full profile plans its physical runs)."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+           "--directory", str(tmp_path), "--cores", "1", "--dry-run", "--quiet", "rules",
+           "--configfile", str(ROOT / "config" / f"{profile}.yaml")]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert ("physical" in done.stdout) == (profile == "full")

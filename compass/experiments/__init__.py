@@ -16,6 +16,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
 | 6.5, Fig. 4 | ``migration_cost`` |
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``) |
+| 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
 paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
@@ -32,6 +33,7 @@ from compass.experiments.coverage import (
     top1_table,
     wcc_days,
 )
+from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.results import Results
 from compass.experiments.sweeps import eta_sweep, migration_cost, overall
 from compass.experiments.tables import markdown, write_table
@@ -51,7 +53,10 @@ __all__ = [
     "markdown",
     "metric_means",
     "migration_cost",
+    "migration_latencies",
     "overall",
+    "physical",
+    "physical_label",
     "rho_bucket",
     "table1",
     "top1",

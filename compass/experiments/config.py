@@ -104,6 +104,23 @@ class CaseStudyConfig:
 
 
 @dataclass(frozen=True)
+class PhysicalConfig:
+    """Section 5.1: Phys-Mix run as real training jobs on Ray (``compass.runtime``).
+
+    The first ``max_jobs`` jobs of ``day`` of ``trace``, on ``nodes`` emulated 8-GPU nodes,
+    at ``time_scale`` trace seconds per wall second, under each of ``schedulers`` in turn.
+    Needs the ``runtime`` extra (torch, ray); docs/runtime.md.
+    """
+
+    trace: str
+    day: int
+    schedulers: tuple[str, ...]
+    nodes: int
+    max_jobs: int
+    time_scale: float
+
+
+@dataclass(frozen=True)
 class Experiments:
     """What each experiment of section 6 runs (trace names refer to ``traces``)."""
 
@@ -121,6 +138,8 @@ class Experiments:
     migration_costs: tuple[float, ...]
     migration_days: Mapping[str, DaySelection]
     case: CaseStudyConfig
+    #: None: the physical runs are off (they need the runtime extra and wall-clock time)
+    physical: PhysicalConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -228,6 +247,17 @@ def _experiments(raw: Mapping[str, Any]) -> Experiments:
         migration_costs=tuple(float(x) for x in m["costs"]),
         migration_days=dict(m.get("days") or {}),
         case=case,
+        physical=_physical(raw.get("physical")),
+    )
+
+
+def _physical(raw: Mapping[str, Any] | None) -> PhysicalConfig | None:
+    if raw is None:
+        return None
+    return PhysicalConfig(
+        trace=raw["trace"], day=int(raw["day"]), schedulers=_tuple(raw["schedulers"]),
+        nodes=int(raw["nodes"]), max_jobs=int(raw["max_jobs"]),
+        time_scale=float(raw["time_scale"]),
     )
 
 
@@ -258,7 +288,8 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
 def _check_references(cfg: PipelineConfig) -> None:
     x = cfg.experiments
     used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
-            *x.migration_traces, x.case.trace, *x.migration_days}
+            *x.migration_traces, x.case.trace, *x.migration_days,
+            *([x.physical.trace] if x.physical else [])}
     missing = sorted(used - set(cfg.traces))
     if missing:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")

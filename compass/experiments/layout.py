@@ -32,6 +32,8 @@ NOTEBOOKS: dict[str, Products] = {
                               ("case_blocking",)),
     "07_nvl72": Products(("fig_nvl72",), ("nvl72",)),
 }
+#: Notebook 01's extra table when the profile runs Phys-Mix physically (``physical``).
+PHYSICAL_TABLE = "fig1_physical"
 #: Table 1 is written by a rule, not a notebook.
 TABLE1 = "table1_classes"
 FIGURE_FORMATS = ("png", "pdf")
@@ -61,6 +63,15 @@ class Layout:
 
     def day_table(self, trace: str) -> Path:
         return self.trace_dir(trace) / "days.csv"
+
+    @property
+    def physical(self) -> Path:
+        """Physical runs (``compass.runtime``): one folder per scheduler, and summary.csv."""
+        return self.root / "physical"
+
+    @property
+    def physical_summary(self) -> Path:
+        return self.physical / "summary.csv"
 
     @property
     def case_window(self) -> Path:

@@ -8,7 +8,9 @@ parameter trigger redoes a step exactly when its inputs change (docs/pipeline.md
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,6 +22,7 @@ from compass.experiments.case_study import choose_window
 from compass.experiments.classes import table1
 from compass.experiments.config import (
     CaseStudyConfig,
+    PhysicalConfig,
     PipelineConfig,
     ResolvedTrace,
     RunSettings,
@@ -29,7 +32,14 @@ from compass.experiments.config import (
 )
 from compass.experiments.data import load_days, resolve_trace
 from compass.experiments.grid import RunKey, etas_of, run_grid
-from compass.experiments.layout import NOTEBOOKS, TABLE1, Layout, figure_files, table_files
+from compass.experiments.layout import (
+    NOTEBOOKS,
+    PHYSICAL_TABLE,
+    TABLE1,
+    Layout,
+    figure_files,
+    table_files,
+)
 from compass.experiments.runs import case_runs, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available
@@ -61,8 +71,14 @@ class Plan:
 
     @property
     def notes(self) -> list[str]:
-        """Loud notes to print: traces that fell back to SYNTHETIC data."""
-        return [t.note for t in self.traces.values() if t.note]
+        """Loud notes to print: traces that fell back to SYNTHETIC data, and physical runs
+        that cannot start without the runtime extra."""
+        notes = [t.note for t in self.traces.values() if t.note]
+        if self.config.experiments.physical and not all(
+                importlib.util.find_spec(m) for m in ("ray", "torch")):
+            notes.append("experiments.physical needs Ray and PyTorch, which are not installed: "
+                         "pip install torch==2.13.0 -e '.[runtime]' (docs/runtime.md)")
+        return notes
 
     def record(self) -> dict[str, Any]:
         """What ``config.json`` holds."""
@@ -74,8 +90,14 @@ class Plan:
     def products(self, notebook: str) -> list[Path]:
         """Figure and table files a notebook writes."""
         p = NOTEBOOKS[notebook]
+        tables = [*p.tables, *([PHYSICAL_TABLE] if self.physical_inputs(notebook) else [])]
         return [*(f for s in p.figures for f in figure_files(self.figures, s)),
-                *(f for s in p.tables for f in table_files(self.tables, s))]
+                *(f for s in tables for f in table_files(self.tables, s))]
+
+    def physical_inputs(self, notebook: str) -> list[Path]:
+        """The physical runs' summary, for notebook 01 when the profile runs them."""
+        on = notebook == "01_overall" and self.config.experiments.physical is not None
+        return [self.layout.physical_summary] if on else []
 
     @property
     def table1_files(self) -> list[Path]:
@@ -88,6 +110,12 @@ class Plan:
             record["candidate_days"] = list(record["candidate_days"])
         return record
 
+    def physical_record(self) -> dict[str, Any]:
+        """The physical runs' settings as the ``physical`` rule takes them."""
+        physical = self.config.experiments.physical
+        return {} if physical is None else {**asdict(physical),
+                                            "schedulers": list(physical.schedulers)}
+
     def trace_records(self) -> dict[str, dict[str, Any]]:
         return {name: t.record() for name, t in self.traces.items()}
 
@@ -99,7 +127,8 @@ class Plan:
 def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     """Parse, check and resolve a profile (raises ``ConfigError`` with the reason)."""
     cfg = parse_config(raw)
-    check_schedulers(cfg.schedulers, available())
+    physical = cfg.experiments.physical
+    check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}
     return Plan(cfg, traces, run_grid(cfg, traces))
 
@@ -156,3 +185,24 @@ def dump(record: Any) -> str:
 def _one(paths: Sequence[str]) -> Path | None:
     return Path(paths[0]) if paths else None
 
+
+def physical_runs(physical: Mapping[str, Any], trace: Mapping[str, Any], seed: int,
+                  canonical: Sequence[str], out: str) -> None:
+    """Rule ``physical``: Phys-Mix under each scheduler on Ray, one after the other (each
+    run owns the machine's cores); every run's records in its folder, summary.csv beside."""
+    from compass.runtime import run_physical  # needs the runtime extra (torch, ray)
+
+    spec = PhysicalConfig(**{**physical, "schedulers": tuple(physical["schedulers"])})
+    resolved = ResolvedTrace.from_record(trace)
+    jobs = load_days(resolved, seed, [spec.day], _one(canonical))[spec.day]
+    jobs = jobs.head(spec.max_jobs).reset_index(drop=True)
+    folder = Path(out).parent
+    rows = []
+    for name in spec.schedulers:
+        shutil.rmtree(folder / name, ignore_errors=True)  # a rerun starts afresh
+        result = run_physical(jobs, name, nodes=spec.nodes, time_scale=spec.time_scale,
+                              seed=seed, workdir=folder / name / "work", progress=True)
+        result.write(folder / name)
+        rows.append({"scheduler": name, "trace": resolved.name, "day": spec.day,
+                     "label": resolved.label, **result.summary})
+    pd.DataFrame(rows).to_csv(out, index=False)

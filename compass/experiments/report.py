@@ -29,6 +29,7 @@ from compass.experiments.composition import SHARE_COLUMNS, composition, composit
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
+from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
 from compass.experiments.sweeps import eta_sweep, migration_cost, overall
 from compass.experiments.tables import markdown
@@ -365,6 +366,19 @@ def _case_wide_blocked(ev: Evidence) -> Measured:
     return Measured(share, f"{fmt(share)} of {int(n)} blocked jobs", traces)
 
 
+def _physical_latency(ev: Evidence) -> Measured:
+    spec = ev.cfg.experiments.physical
+    if spec is None:
+        return Measured(None, "no physical runs in this profile (experiments.physical is null)")
+    latencies = migration_latencies(ev.res)
+    measured = latencies["latency_s"].dropna() if len(latencies) else latencies
+    if not len(measured):
+        return Measured(None, "the physical runs made no migration", (spec.trace,))
+    mean = float(measured.mean())
+    return Measured(mean, f"{fmt(mean)} s over {len(measured)} checkpoint-restarts "
+                    f"({physical_label(ev.res)})", (spec.trace,))
+
+
 MEASURES: dict[str, Callable[..., Measured]] = {
     "not_measured": _not_measured, "wins": _wins, "lead": _lead, "leads_grow": _leads_grow,
     "reference_range": _reference_range, "baseline_range": _baseline_range,
@@ -375,6 +389,7 @@ MEASURES: dict[str, Callable[..., Measured]] = {
     "top1_worst_bucket": _top1_worst_bucket, "pause_per_job": _pause_per_job,
     "flatness": _flatness, "case_min": _case_min, "case_max": _case_max,
     "case_band": _case_band, "case_wide_blocked": _case_wide_blocked,
+    "physical_latency": _physical_latency,
 }
 
 

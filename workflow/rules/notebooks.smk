@@ -18,6 +18,7 @@ for _name in NOTEBOOKS:
             runs=L.runs,
             days=DAY_TABLES,
             case=CASE_FILES if _name == "06_case_study" else [],
+            physical=PLAN.physical_inputs(_name),
         output:
             notebook=L.notebook(_name),
             products=PLAN.products(_name),
