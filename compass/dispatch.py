@@ -17,12 +17,39 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from compass.cluster import ClusterState, PlacementError
+from compass.fragmentation import PANEL_GPUS, domain_panels, instance_panels
 from compass.model import InstanceKey, Job
 from compass.schedulers.base import Move, Placement, Scheduler
 
 
 class SchedulerError(RuntimeError):
     """A scheduler returned a decision the cluster refuses (a policy bug)."""
+
+
+class UnfitJob(ValueError):
+    """A job that no placement on the empty cluster can hold."""
+
+
+def check_jobs_fit(jobs: Sequence[Job], nodes: int, gpus_per_node: int) -> None:
+    """Raise ``UnfitJob`` for the first job an empty cluster cannot hold, counting panels on
+    K > 1 domains (a domain holds K floor(8/g) sub-panel or floor(K/p) 8p-GPU instances)."""
+    panels = domain_panels(gpus_per_node)
+    multi_panel = panels is not None and panels > 1
+    for job in jobs:
+        g = job.gpus_per_instance
+        per_node = gpus_per_node // g if 1 <= g <= gpus_per_node else 0
+        if multi_panel and per_node:
+            try:
+                p = instance_panels(g)
+            except ValueError as err:
+                raise UnfitJob(f"job {job.job_id}: {err} (domains of {gpus_per_node} GPUs)"
+                               ) from None
+            per_node = panels // p if p else panels * (PANEL_GPUS // g)
+        if job.num_instances > nodes * per_node:
+            raise UnfitJob(
+                f"job {job.job_id} (w={job.num_instances}, g={g}) cannot fit an empty "
+                f"cluster of {nodes} nodes x {gpus_per_node} GPUs"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +111,16 @@ class Dispatcher:
     def reset(self, workload: Sequence[Job]) -> None:
         """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
         self.scheduler.reset(self.state, workload)
+
+    def stuck(self) -> str | None:
+        """Why a run cannot finish once nothing else will happen (no job running or due):
+        the queue head the scheduler refuses on the idle cluster; None if the queue is empty."""
+        if not self.queue:
+            return None
+        head = self.queue[0]
+        return (f"scheduler {self.scheduler.name!r} cannot place job {head.job_id} "
+                f"(w={head.num_instances}, g={head.gpus_per_instance}) on an idle cluster of "
+                f"{self.state.nodes} nodes")
 
     def first_timer(self, workload: Sequence[Job]) -> float:
         """The first timer instant: the first multiple of the scheduler's ``timer_period`` at

@@ -20,8 +20,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher, Instant, SchedulerError
-from compass.fragmentation import PANEL_GPUS, domain_panels, instance_panels
+from compass.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
 from compass.model import G_DEFAULT, Job
 from compass.schedulers.base import Scheduler
 from compass.timeline import (
@@ -33,7 +32,7 @@ from compass.timeline import (
 )
 
 __all__ = [
-    "JOB_COLUMNS", "MIGRATION_COLUMNS", "PANEL_COLUMNS", "TIMELINE_COLUMNS", "PauseRule",
+    "JOB_COLUMNS", "job_row", "MIGRATION_COLUMNS", "PANEL_COLUMNS", "TIMELINE_COLUMNS", "PauseRule",
     "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords", "Simulator",
 ]
 
@@ -44,6 +43,14 @@ JOB_COLUMNS = (
     "end_time", "jct", "queue_time", "migrations", "instance_moves", "pause_time",
 )
 MIGRATION_COLUMNS = ("time", "job_id", "instance", "src", "dst", "charged")
+
+
+def job_row(job: Job, start: float, end: float, migrations: int, instance_moves: int,
+            pause: float) -> tuple:
+    """One ``JOB_COLUMNS`` row: the trace's fields, then what the run did (trace seconds)."""
+    return (job.job_id, job.submit_time, job.duration, job.num_instances,
+            job.gpus_per_instance, start, end, end - job.submit_time, start - job.submit_time,
+            migrations, instance_moves, pause)
 
 
 class SimulationError(RuntimeError):
@@ -102,7 +109,10 @@ class Simulator:
         self.scheduler = scheduler
         self.config = config
         self.state = ClusterState(config.nodes, config.gpus_per_node)
-        self._check_jobs_fit()
+        try:
+            check_jobs_fit(self.jobs, config.nodes, config.gpus_per_node)
+        except UnfitJob as err:
+            raise SimulationError(str(err)) from None
         self._dispatcher = Dispatcher(scheduler, self.state)
         self._timeline = TimelineRecorder(self.state)
         self._records = {j.job_id: _JobRecord(j) for j in self.jobs}
@@ -155,13 +165,8 @@ class Simulator:
                 if departing:
                     bar.update(len(departing))
                 if next_arrival == n_arrivals and not heap:
-                    if dispatcher.queue:
-                        head = dispatcher.queue[0]
-                        raise SimulationError(
-                            f"scheduler {self.scheduler.name!r} cannot place job {head.job_id} "
-                            f"(w={head.num_instances}, g={head.gpus_per_instance}) on an idle "
-                            f"cluster of {self.config.nodes} nodes"
-                        )
+                    if (reason := dispatcher.stuck()) is not None:
+                        raise SimulationError(reason)
                     next_timer = math.inf
         return SimulationRecords(
             self._jobs_frame(), self._timeline.frame(), self._migrations_frame()
@@ -204,29 +209,6 @@ class Simulator:
                 heapq.heappush(self._departures, (rec.end, job_id, rec.version))
 
     # --------------------------------------------------------------- helpers
-    def _check_jobs_fit(self) -> None:
-        """Reject up front a job that cannot fit an empty cluster, counting panels on K > 1
-        domains (a domain holds K floor(8/g) sub-panel or floor(K/p) 8p-GPU instances)."""
-        G, N = self.config.gpus_per_node, self.config.nodes
-        panels = domain_panels(G)
-        multi_panel = panels is not None and panels > 1
-        for job in self.jobs:
-            g = job.gpus_per_instance
-            per_node = G // g if 1 <= g <= G else 0
-            if multi_panel and per_node:
-                try:
-                    p = instance_panels(g)
-                except ValueError as err:
-                    raise SimulationError(
-                        f"job {job.job_id}: {err} (domains of {G} GPUs)"
-                    ) from None
-                per_node = panels // p if p else panels * (PANEL_GPUS // g)
-            if job.num_instances > N * per_node:
-                raise SimulationError(
-                    f"job {job.job_id} (w={job.num_instances}, g={g}) cannot fit an empty "
-                    f"cluster of {N} nodes x {G} GPUs"
-                )
-
     def _record(self, t: float) -> None:
         try:
             self._timeline.record(t, self._dispatcher.queue)
@@ -236,14 +218,8 @@ class Simulator:
             raise SchedulerError(f"{self.scheduler.name}: {err}") from None
 
     def _jobs_frame(self) -> pd.DataFrame:
-        rows = []
-        for job in self.jobs:
-            r = self._records[job.job_id]
-            rows.append((
-                job.job_id, job.submit_time, job.duration, job.num_instances,
-                job.gpus_per_instance, r.start, r.end, r.end - job.submit_time,
-                r.start - job.submit_time, r.migrations, r.instance_moves, r.pause,
-            ))
+        rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
+                for r in (self._records[job.job_id] for job in self.jobs)]
         return pd.DataFrame(rows, columns=list(JOB_COLUMNS))
 
     def _migrations_frame(self) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 import pytest
 
 from compass.cluster import ClusterState
-from compass.dispatch import AppliedMove, Dispatcher, SchedulerError
+from compass.dispatch import AppliedMove, Dispatcher, SchedulerError, UnfitJob, check_jobs_fit
 from compass.model import Job
 from compass.schedulers import Move, Placement
 from compass.schedulers.gfs import GFS
@@ -74,3 +74,23 @@ def test_placement_with_wrong_width_is_refused():
     d = Dispatcher(Short(), ClusterState(2))
     with pytest.raises(SchedulerError, match="has 2 instances"):
         d.step(0.0, arrivals=[job(0, 2, 1)])
+
+
+def test_stuck_names_the_refused_queue_head():
+    class Never(GFS):
+        def place(self, job, state, now):
+            return None
+
+    d = Dispatcher(Never(), ClusterState(2))
+    assert d.stuck() is None
+    d.step(0.0, arrivals=[job(7, 1, 2)])
+    assert d.stuck() == ("scheduler 'gfs' cannot place job 7 (w=1, g=2) on an idle cluster "
+                         "of 2 nodes")
+
+
+def test_jobs_that_no_empty_cluster_holds_are_refused():
+    check_jobs_fit([job(0, 2, 8)], nodes=2, gpus_per_node=8)
+    with pytest.raises(UnfitJob, match="job 1 .* cannot fit an empty cluster of 2 nodes"):
+        check_jobs_fit([job(0, 2, 8), job(1, 3, 8)], nodes=2, gpus_per_node=8)
+    with pytest.raises(UnfitJob, match="multiple of 8"):
+        check_jobs_fit([job(0, 1, 12)], nodes=1, gpus_per_node=16)

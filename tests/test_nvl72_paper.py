@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_nvl72_theorems import SUB_SIZES, Event, HierDriver, both_wcc, panel_excess
+from test_nvl72_theorems import Event, HierDriver, both_wcc, cases, panel_excess
 
 import compass
 from compass.cluster import ClusterState
@@ -137,14 +136,6 @@ def test_k1_is_compass_abs_paper() -> None:
 
 
 # ----------------------------------------------------------- property tests
-@st.composite
-def cases(draw: st.DrawFn) -> tuple[int, int, list[Event]]:
-    k = draw(st.sampled_from([2, 3, 9]))
-    sizes = SUB_SIZES + [8 * p for p in range(2, k + 1)]
-    event = st.tuples(st.booleans(), st.sampled_from(sizes), st.integers(0, 10**6))
-    return draw(st.integers(1, 6)), k, draw(st.lists(event, min_size=10, max_size=80))
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_literal_invariants_under_both_wccs(case: tuple[int, int, list[Event]]) -> None:

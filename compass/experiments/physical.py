@@ -35,6 +35,8 @@ def physical_label(res: Results) -> str:
     spec = res.config.experiments.physical
     if spec is None:
         return "no physical runs in this profile (experiments.physical is null)"
+    if not res.layout.physical_summary.exists():
+        return "the physical runs have not run yet (rule physical)"
     runs = pd.read_csv(res.layout.physical_summary)
     modes = ", ".join(sorted({f"{m} nodes, {d} training" for m, d in
                               zip(runs["mode"], runs["device"])}))

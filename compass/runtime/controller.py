@@ -39,7 +39,7 @@ from ray.exceptions import GetTimeoutError, RayError
 from tqdm.auto import tqdm
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher, Instant
+from compass.dispatch import Dispatcher, Instant, UnfitJob, check_jobs_fit
 from compass.model import Job
 from compass.runtime import worker
 from compass.runtime.engine import RayCluster
@@ -47,7 +47,7 @@ from compass.runtime.journal import Journal
 from compass.runtime.trainer import InstanceSpec
 from compass.runtime.workloads import family_of, step_budget
 from compass.schedulers import Scheduler
-from compass.simulator import JOB_COLUMNS
+from compass.simulator import JOB_COLUMNS, job_row
 from compass.timeline import TimelineRecorder
 from compass.traces import jobs_from_frame
 
@@ -137,6 +137,10 @@ class Controller:
         workloads = frame["workload"] if "workload" in frame else [None] * len(frame)
         self.families = {int(j): family_of(int(j), w)
                          for j, w in zip(frame["job_id"], workloads)}
+        try:
+            check_jobs_fit(self.jobs, self.cluster.nodes, self.cluster.gpus_per_node)
+        except UnfitJob as err:
+            raise ControllerError(str(err)) from None
         self.state = ClusterState(self.cluster.nodes, self.cluster.gpus_per_node)
         self.dispatcher = Dispatcher(self.scheduler, self.state)
         self.dispatcher.reset(self.jobs)
@@ -190,36 +194,36 @@ class Controller:
             instant = self.dispatcher.step(t, departures=deps, timer=t in ticks,
                                            arrivals=arrivals.get(t, ()))
             self.journal.log_instant(instant, t in ticks, [j.job_id for j in arrivals.get(t, ())])
-            self._account(instant)
-            self._execute(instant)
+            migrated = self._account(instant)
+            self._execute(instant, migrated)
             if self.on_instant is not None:
                 self.on_instant(instant)
 
-    def _account(self, instant: Instant) -> None:
-        """Book an instant into the job records and the timeline (live and on replay)."""
+    def _account(self, instant: Instant) -> dict[int, list[int]]:
+        """Book an instant into the job records and the timeline (live and on replay);
+        returns its migrated jobs (``Instant.migrated_jobs``)."""
         t = instant.time
         for job_id in instant.started:
             self.records[job_id].start = t
         for job_id in instant.departed:
             self.records[job_id].end = t
-        for job_id, moves in instant.migrated_jobs(self.state).items():
+        migrated = instant.migrated_jobs(self.state)
+        for job_id, moves in migrated.items():
             self.records[job_id].migrations += 1
             self.records[job_id].instance_moves += len(moves)
         self.timeline.record(t, self.dispatcher.queue)
+        return migrated
 
     def _check_stall(self) -> None:
-        if (self.next_arrival == len(self.jobs) and not self.gangs and self.dispatcher.queue):
-            head = self.dispatcher.queue[0]
-            raise ControllerError(
-                f"scheduler {self.scheduler.name!r} cannot place job {head.job_id} "
-                f"(w={head.num_instances}, g={head.gpus_per_instance}) on an idle cluster of "
-                f"{self.cluster.nodes} nodes")
+        if self.next_arrival == len(self.jobs) and not self.gangs:
+            if (reason := self.dispatcher.stuck()) is not None:
+                raise ControllerError(reason)
 
     # ------------------------------------------------------------------ execution
-    def _execute(self, instant: Instant) -> None:
+    def _execute(self, instant: Instant, migrated: dict[int, list[int]]) -> None:
         for job_id in instant.departed:
             self._retire(job_id)
-        self._migrate(list(instant.migrated_jobs(self.state)), instant.time)
+        self._migrate(list(migrated), instant.time)
         for job_id in instant.started:
             self._launch(self.by_id[job_id], instant.time, "start")
 
@@ -451,14 +455,11 @@ class Controller:
         rows = []
         for job in self.jobs:
             r = self.records[job.job_id]
-            rows.append((
-                job.job_id, job.submit_time, job.duration, job.num_instances,
-                job.gpus_per_instance, r.start, r.end, r.end - job.submit_time,
-                r.start - job.submit_time, r.migrations, r.instance_moves,
-                float(pause.get(job.job_id, 0.0)), self.families[job.job_id],
-                self._budget(job), state["steps"].get(job.job_id),
-                int(state["restarts"].get(job.job_id, 0)),
-            ))
+            rows.append(job_row(job, r.start, r.end, r.migrations, r.instance_moves,
+                                float(pause.get(job.job_id, 0.0)))
+                        + (self.families[job.job_id], self._budget(job),
+                           state["steps"].get(job.job_id),
+                           int(state["restarts"].get(job.job_id, 0))))
         jobs = pd.DataFrame(rows, columns=[*JOB_COLUMNS, "family", "step_budget", "steps",
                                            "restarts"])
         return ControllerRecords(jobs, self.timeline.frame(), migrations,
