@@ -17,7 +17,7 @@ import pandas as pd
 
 from compass.traces import calibration as cal
 from compass.traces import physmix
-from compass.traces.models import SizeModel, TraceModel, trace_model
+from compass.traces.models import SizeModel, TraceModel, table1_targets, trace_model
 from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, wcc_stress_rate
 from compass.traces.windows import (
     DAY_SECONDS,
@@ -125,14 +125,9 @@ def _table2_days(frame: pd.DataFrame, trace: str) -> list[Check]:
     return checks
 
 
-def _table1_targets(trace: str) -> dict[str, float]:
-    raw = cal.TABLE1_SHARE_PCT[trace]
-    return {k: v / sum(raw.values()) for k, v in raw.items()}
-
-
 def _venus_shapes(base: pd.DataFrame) -> list[Check]:
     model = trace_model("venus")
-    checks = _table1(base, model.sizes, _table1_targets("venus"), "TABLE1_SHARE_PCT")
+    checks = _table1(base, model.sizes, table1_targets("venus"), "TABLE1_SHARE_PCT")
     gpus = (base["num_instances"] * base["gpus_per_instance"]).to_numpy()
     for label, pct in cal.VENUS_GPU_NUM_JOB_SHARE_PCT.items():
         lo, _, hi = label.lstrip(">").partition("-")
@@ -151,7 +146,7 @@ def _venus_shapes(base: pd.DataFrame) -> list[Check]:
 
 def _gfs_shapes(base: pd.DataFrame) -> list[Check]:
     model = trace_model("gfs")
-    checks = _table1(base, model.sizes, _table1_targets("gfs"), "TABLE1_SHARE_PCT")
+    checks = _table1(base, model.sizes, table1_targets("gfs"), "TABLE1_SHARE_PCT")
     jobs = sum(cal.GFS_JOBS_BY_GPU_REQUEST.values())
     g = base["gpus_per_instance"].to_numpy()
     for name, sizes in TABLE1_CLASSES.items():

@@ -121,7 +121,8 @@ class TraceModel:
     arrivals: ArrivalModel
 
 
-def _table1_targets(trace: str) -> dict[str, float]:
+def table1_targets(trace: str) -> dict[str, float]:
+    """Table 1's per-class instance shares of ``trace``, normalised to sum to 1."""
     raw = cal.TABLE1_SHARE_PCT[trace]
     total = sum(raw.values())
     return {k: v / total for k, v in raw.items()}
@@ -147,7 +148,7 @@ def venus_sizes() -> SizeModel:
     The '>64' bin is w uniform on 9..W, W chosen so the I=1 instance share fits Table 1.
     """
     share = {k: v / 100 for k, v in cal.VENUS_GPU_NUM_JOB_SHARE_PCT.items()}
-    target = _table1_targets("venus")
+    target = table1_targets("venus")
     fixed_mean_w = sum(share[b] * w for b, (_, w) in VENUS_BIN_SHAPES.items())
     mean_w = share["1"] / target["I=1"]
     wide_mean = (mean_w - fixed_mean_w) / share[">64"]
@@ -207,7 +208,7 @@ def gfs_sizes() -> SizeModel:
     mean_w = float((workers * w_jobs).sum() / w_jobs.sum())
     tail_w, tail_p = workers[workers > 1], w_jobs[workers > 1] / w_jobs[workers > 1].sum()
     tail_mean = float((tail_w * tail_p).sum())
-    target = _table1_targets("gfs")
+    target = table1_targets("gfs")
     entries: list[tuple[int, int, float]] = []
     for name, sizes in TABLE1_CLASSES.items():
         p_class = sum(g_counts[g] for g in sizes) / jobs
