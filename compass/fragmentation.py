@@ -11,16 +11,16 @@ closed form are memoised by the normalised count vector, N, G and solver.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from operator import index, mul
-from typing import Literal
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+
+from compass import milp
+from compass.milp import Milp, Solver
 
 #: Node size of the paper (section 2.2); the WCC closed form holds only for it.
 WCC_GPUS_PER_NODE = 8
@@ -28,7 +28,6 @@ WCC_GPUS_PER_NODE = 8
 MAX_GPUS_PER_NODE = 16
 
 Counts = Mapping[int, int] | Sequence[int]
-Solver = Literal["highs", "cbc"]
 #: A packing as bin contents (descending item sizes) with their multiplicities.
 Bins = tuple[tuple[tuple[int, ...], int], ...]
 
@@ -87,7 +86,7 @@ def _check_nodes(nodes: int | None) -> None:
 
 
 def _check_solver(solver: str) -> None:
-    if solver not in ("highs", "cbc"):
+    if solver not in milp.SOLVERS:
         raise ValueError(f"solver must be 'highs' or 'cbc', got {solver!r}")
 
 
@@ -234,52 +233,8 @@ def _configuration_matrix(gpus_per_node: int) -> np.ndarray:
     return matrix
 
 
-#: Exact gap; the feasibility-jump heuristic (passed verbatim to HiGHS) costs ~10 ms a solve.
-_HIGHS_OPTIONS = {"mip_rel_gap": 0.0, "mip_heuristic_run_feasibility_jump": False}
-
-
-def _solve_highs(
-    cost: np.ndarray, a: np.ndarray, b: np.ndarray, ub: np.ndarray, max_bins: int | None
-) -> np.ndarray | None:
-    constraints = [LinearConstraint(a, b, b)]
-    if max_bins is not None:
-        constraints.append(LinearConstraint(np.ones((1, a.shape[1])), 0, max_bins))
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Unrecognized options", category=RuntimeWarning)
-        res = milp(
-            cost,
-            integrality=np.ones_like(cost),
-            bounds=Bounds(0, ub),
-            constraints=constraints,
-            options=_HIGHS_OPTIONS,
-        )
-    if res.status == 2:
-        return None
-    if res.status != 0:
-        raise RuntimeError(f"HiGHS failed on the configuration ILP: {res.message}")
-    return res.x
-
-
-def _solve_cbc(
-    cost: np.ndarray, a: np.ndarray, b: np.ndarray, ub: np.ndarray, max_bins: int | None
-) -> np.ndarray | None:
-    import pulp
-
-    prob = pulp.LpProblem("phi_star", pulp.LpMinimize)
-    x = [prob.add_variable(f"x{j}", 0, int(ub[j]), cat=pulp.LpInteger) for j in range(len(cost))]
-    prob += pulp.lpSum(float(cost[j]) * x[j] for j in range(len(x)))
-    for row, rhs in zip(a, b, strict=True):
-        prob += pulp.lpSum(int(row[j]) * x[j] for j in np.flatnonzero(row)) == int(rhs)
-    if max_bins is not None:
-        prob += pulp.lpSum(x) <= max_bins
-    with warnings.catch_warnings():  # the bundled CBC is deprecated in pulp 3.3, gone in 4.0
-        warnings.filterwarnings("ignore", message="PULP_CBC_CMD", category=DeprecationWarning)
-        status = prob.solve(pulp.PULP_CBC_CMD(msg=False))
-    if status == pulp.LpStatusInfeasible:
-        return None
-    if status != pulp.LpStatusOptimal:
-        raise RuntimeError(f"CBC failed on the configuration ILP: {pulp.LpStatus[status]}")
-    return np.array([v.varValue or 0.0 for v in x])
+#: The feasibility-jump heuristic (passed verbatim to HiGHS) costs ~10 ms a solve here.
+_HIGHS_OPTIONS = {"mip_heuristic_run_feasibility_jump": False}
 
 
 def _solve_ilp(
@@ -306,13 +261,20 @@ def _solve_ilp(
     # Lexicographic: a partial bin costs more than any number of bins can (items + 1).
     cost = np.where(loads < gpus_per_node, sum(n) + 2.0, 1.0)
     ub = np.where(a > 0, b[:, None] // np.maximum(a, 1), np.iinfo(np.int64).max).min(axis=0)
-    solve = _solve_highs if solver == "highs" else _solve_cbc
-    x = solve(cost, a, b, ub.astype(float), max_bins)
-    if x is None:
+    if max_bins is not None:  # at most N - n_G bins besides the size-G ones
+        a_rows, lower, upper = np.vstack([a, np.ones(a.shape[1])]), [*b, -np.inf], [*b, max_bins]
+    else:
+        a_rows, lower, upper = a, b, b
+    problem = Milp(cost, a_rows, np.asarray(lower, dtype=float), np.asarray(upper, dtype=float),
+                   ub.astype(float), np.ones_like(cost))
+    try:
+        found = milp.solve(problem, solver, highs_options=_HIGHS_OPTIONS)
+    except milp.MilpInfeasible:
         raise InfeasiblePacking(
             f"instances {_as_dict(n)} do not fit into {nodes} nodes of {gpus_per_node} GPUs"
-        )
-    x = np.rint(x).astype(np.int64)
+        ) from None
+    assert found is not None and found.optimal, "no time limit: the solver finishes"
+    x = np.rint(found.x).astype(np.int64)
     assert np.array_equal(a @ x, b), "ILP solution must place every instance exactly once"
     configs = bin_configurations(gpus_per_node)
     bins.update({configs[rows[j]]: int(x[j]) for j in np.flatnonzero(x)})

@@ -11,12 +11,14 @@ import time
 import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
+import pulp
 import pytest
 from hypothesis import assume, given, settings
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 from trace_rows import trace
 
 import compass
+from compass import milp as milp_module
 from compass.cluster import ClusterState
 from compass.fragmentation import inherent_partial_nodes, witness_packing
 from compass.model import Job
@@ -232,7 +234,7 @@ def test_fft_migrates_nothing_when_the_ilp_cannot_lower_used_nodes():
 
 def test_fft_time_limit_reaches_both_solvers(monkeypatch):
     seen = {}
-    real_milp, real_cbc = repack_module.milp, repack_module.pulp.PULP_CBC_CMD
+    real_milp, real_cbc = milp_module.milp, pulp.PULP_CBC_CMD
 
     def spy_milp(*args, **kwargs):
         seen["highs"] = kwargs["options"]["time_limit"]
@@ -242,8 +244,8 @@ def test_fft_time_limit_reaches_both_solvers(monkeypatch):
         seen["cbc"] = kwargs["timeLimit"]
         return real_cbc(*args, **kwargs)
 
-    monkeypatch.setattr(repack_module, "milp", spy_milp)
-    monkeypatch.setattr(repack_module.pulp, "PULP_CBC_CMD", spy_cbc)
+    monkeypatch.setattr(milp_module, "milp", spy_milp)  # the shared solver plumbing
+    monkeypatch.setattr(pulp, "PULP_CBC_CMD", spy_cbc)
     for solver in ("highs", "cbc"):
         fft = FFT(time_limit=0.25, solver=solver)
         fft.reset(state_r(), [])

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from compass.cluster import ClusterState
+from compass.milp import SOLVERS, Solver
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import realise
 from compass.schedulers.registry import register
-from compass.schedulers.repack import SOLVERS, Solver, repack
+from compass.schedulers.repack import repack
 
 
 @dataclass

@@ -24,38 +24,29 @@ with Phi* partial nodes that moves the fewest GPUs, then the fewest instances [A
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-import pulp
-from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
+from compass import milp
 from compass.cluster import ClusterState
 from compass.fragmentation import bin_configurations
+from compass.milp import Milp, Solution, Solver
 from compass.schedulers.realise import node_counts
 
-Solver = Literal["highs", "cbc"]
-SOLVERS = ("highs", "cbc")
 Objective = Literal["fft", "repair"]
 
 
 @dataclass(frozen=True)
 class RepackModel:
-    """min cost @ x s.t. lower <= matrix @ x <= upper, 0 <= x <= bound; x = (z, u)."""
+    """The repacking ILP over x = (z, u) and what its variables stand for."""
 
     members: list[list[int]]  # nodes of each type, ascending
     configs: list[tuple[int, ...]]  # bin contents, descending sizes; () = empty bin
-    cost: np.ndarray
-    matrix: csr_matrix
-    lower: np.ndarray
-    upper: np.ndarray
-    bound: np.ndarray
-    integral: np.ndarray
-    warm: np.ndarray | None  # the current placement, when it is feasible
+    problem: Milp  # warm start: the current placement, when it is feasible
 
 
 @dataclass(frozen=True)
@@ -123,13 +114,13 @@ def build_model(
                   int(totals.sum()))
     T, C = len(members), len(configs)
     rows = _constraints(members, c, totals, partial, max_partial, G)
-    return RepackModel(
-        members=members, configs=configs, cost=cost, matrix=rows.matrix(T * C + N),
+    return RepackModel(members, configs, Milp(
+        cost=cost, matrix=rows.matrix(T * C + N),
         lower=np.array(rows.lower, dtype=float), upper=np.array(rows.upper, dtype=float),
         bound=np.concatenate([np.full(T * C, np.inf), np.ones(N)]),
         integral=np.concatenate([np.ones(T * C), np.zeros(N)]),
         warm=_warm(state, a, members, configs) if added is None and max_partial is None else None,
-    )
+    ))
 
 
 def _costs(
@@ -197,63 +188,10 @@ def _warm(
     return warm
 
 
-def solve_model(
-    model: RepackModel, time_limit: float, solver: Solver
-) -> tuple[np.ndarray, bool] | None:
-    """Best solution found within ``time_limit`` s and whether it is proven optimal; None if
-    none was found in time."""
-    if solver == "highs":
-        return _solve_highs(model, time_limit)
-    if solver == "cbc":
-        return _solve_cbc(model, time_limit)
-    raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-
-
-def _solve_highs(model: RepackModel, time_limit: float) -> tuple[np.ndarray, bool] | None:
-    res = milp(
-        model.cost, integrality=model.integral, bounds=Bounds(0, model.bound),
-        constraints=LinearConstraint(model.matrix, model.lower, model.upper),
-        options={"time_limit": time_limit, "mip_rel_gap": 0.0, "disp": False},
-    )
-    if res.x is None:
-        if res.status == 1:  # time limit before any solution
-            return None
-        raise RuntimeError(f"HiGHS failed on the repacking ILP: {res.message}")
-    return res.x, res.status == 0
-
-
-def _solve_cbc(model: RepackModel, time_limit: float) -> tuple[np.ndarray, bool] | None:
-    prob = pulp.LpProblem("repack", pulp.LpMinimize)
-    x = [
-        prob.add_variable(
-            f"x{j}", 0, None if np.isinf(b) else float(b),
-            cat=pulp.LpInteger if model.integral[j] else pulp.LpContinuous,
-        )
-        for j, b in enumerate(model.bound)
-    ]
-    prob += pulp.LpAffineExpression([(x[j], float(v)) for j, v in enumerate(model.cost) if v])
-    m = model.matrix
-    for r in range(m.shape[0]):
-        lo, hi = m.indptr[r], m.indptr[r + 1]
-        terms = zip(m.indices[lo:hi].tolist(), m.data[lo:hi].tolist(), strict=True)
-        expr = pulp.LpAffineExpression([(x[j], v) for j, v in terms])
-        if model.lower[r] == model.upper[r]:
-            prob += expr == model.lower[r]
-        elif np.isinf(model.upper[r]):
-            prob += expr >= model.lower[r]
-        else:
-            prob += expr <= model.upper[r]
-    if model.warm is not None:
-        for var, value in zip(x, model.warm, strict=True):
-            var.setInitialValue(float(value))
-    with warnings.catch_warnings():  # the bundled CBC is deprecated in pulp 3.3, gone in 4.0
-        warnings.filterwarnings("ignore", message="PULP_CBC_CMD", category=DeprecationWarning)
-        prob.solve(pulp.PULP_CBC_CMD(
-            msg=False, timeLimit=time_limit, gapRel=0, warmStart=model.warm is not None
-        ))
-    if prob.sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        return None
-    return np.array([v.varValue or 0.0 for v in x]), prob.sol_status == pulp.LpSolutionOptimal
+def solve_model(model: RepackModel, time_limit: float, solver: Solver) -> Solution | None:
+    """Best solution found within ``time_limit`` s (``Solution.optimal``: proven optimal);
+    None if none was found in time."""
+    return milp.solve(model.problem, solver, time_limit)
 
 
 def targets(model: RepackModel, x: np.ndarray, gpus_per_node: int) -> np.ndarray:
@@ -290,8 +228,7 @@ def repack(
     solution = solve_model(model, time_limit, solver)
     if solution is None:
         return None
-    x, optimal = solution
-    target = targets(model, x, state.gpus_per_node)
+    target = targets(model, solution.x, state.gpus_per_node)
     migrations = int(np.maximum(node_counts(state) - target, 0).sum())
     used = int((target.sum(axis=1) > 0).sum())
-    return Repack(target, used, migrations, optimal)
+    return Repack(target, used, migrations, solution.optimal)
