@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compass.cluster import ClusterState, PlacementError
 from compass.fragmentation import PANEL_GPUS, domain_panels, instance_panels
@@ -65,23 +65,17 @@ class AppliedMove:
         return self.instance[0]
 
 
+@dataclass(slots=True)
 class Instant:
     """What one ``Dispatcher.step`` did, in order of application."""
 
-    __slots__ = ("time", "departed", "started", "moves")
-
-    def __init__(self, time: float) -> None:
-        self.time = time
-        #: jobs released at this instant, in the order given
-        self.departed: list[int] = []
-        #: jobs admitted at this instant, in admission order
-        self.started: list[int] = []
-        #: every migration, in the order applied
-        self.moves: list[AppliedMove] = []
-
-    def __repr__(self) -> str:
-        return (f"Instant(time={self.time}, departed={self.departed}, "
-                f"started={self.started}, moves={self.moves})")
+    time: float
+    #: jobs released at this instant, in the order given
+    departed: list[int] = field(default_factory=list)
+    #: jobs admitted at this instant, in admission order
+    started: list[int] = field(default_factory=list)
+    #: every migration, in the order applied
+    moves: list[AppliedMove] = field(default_factory=list)
 
     def migrated_jobs(self, state: ClusterState) -> dict[int, list[int]]:
         """Jobs that migrate at this instant: job id -> indices into ``moves``.
