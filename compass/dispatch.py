@@ -54,11 +54,13 @@ def check_jobs_fit(jobs: Sequence[Job], nodes: int, gpus_per_node: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class AppliedMove:
-    """One migration as applied: ``instance`` went from node ``src`` to node ``dst``."""
+    """One migration as applied: ``instance`` went from node ``src`` to node ``dst``, issued
+    by ``operator`` (``Move.operator``)."""
 
     instance: InstanceKey
     src: int
     dst: int
+    operator: str = field(default="", compare=False)
 
     @property
     def job_id(self) -> int:
@@ -206,4 +208,4 @@ class Dispatcher:
                 raise SchedulerError(
                     f"{self.scheduler.name}: invalid move at t={instant.time}: {e}"
                 ) from e
-            instant.moves.append(AppliedMove(move.instance, src, move.dst))
+            instant.moves.append(AppliedMove(move.instance, src, move.dst, move.operator))

@@ -42,7 +42,7 @@ JOB_COLUMNS = (
     "job_id", "submit_time", "duration", "num_instances", "gpus_per_instance", "start_time",
     "end_time", "jct", "queue_time", "migrations", "instance_moves", "pause_time",
 )
-MIGRATION_COLUMNS = ("time", "job_id", "instance", "src", "dst", "charged")
+MIGRATION_COLUMNS = ("time", "job_id", "instance", "src", "dst", "charged", "operator")
 
 
 def job_row(job: Job, start: float, end: float, migrations: int, instance_moves: int,
@@ -195,7 +195,8 @@ class Simulator:
         charged = {i for rows in migrated.values() for i in rows}
         t = instant.time
         for i, m in enumerate(instant.moves):
-            self._migration_log.append((t, m.job_id, m.instance[1], m.src, m.dst, i in charged))
+            self._migration_log.append((t, m.job_id, m.instance[1], m.src, m.dst, i in charged,
+                                        m.operator))
         c = self.config.migration_cost
         for job_id, rows in migrated.items():
             rec = self._records[job_id]

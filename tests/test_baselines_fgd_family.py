@@ -175,7 +175,8 @@ def test_queue_order_mcg_versus_fgd():
     mcg.reset(s_mcg, [a, b])
     fgd.reset(s_fgd, [a, b])
     order, blocking = mcg.admission_order([a, b], s_mcg, 2.0)
-    assert [j.job_id for j in order] == [1, 0] and not blocking
+    # the FIFO head fits, so the queue is offered by gradient; a refusal would stop the pass
+    assert [j.job_id for j in order] == [1, 0] and blocking
     assert [mcg.job_gradient(j, s_mcg) for j in (b, a)] == pytest.approx([-1.40, -0.50])
     assert run_pass(mcg, [a, b], s_mcg, 2.0) == [1, 0]
     assert s_mcg.free_list() == [1, 2, 8]
@@ -191,8 +192,9 @@ def blocked_state():
     return s  # free {3, 5, 2}
 
 
-@pytest.mark.parametrize("sched", [FGD(distribution=P), CAFGD(), MCG(distribution=P)],
-                         ids=["fgd", "cafgd", "mcg"])
+@pytest.mark.parametrize("sched", [FGD(distribution=P), CAFGD(), MCG(distribution=P),
+                                   MCG(distribution=P, backfill=True)],
+                         ids=["fgd", "cafgd", "mcg", "mcg-backfill"])
 def test_gang_blocking_leaves_the_job_queued(sched):
     state = blocked_state()
     big, small = job(0, 4, w=2), job(1, 1, submit=1.0)
@@ -202,9 +204,13 @@ def test_gang_blocking_leaves_the_job_queued(sched):
     order, blocking = sched.admission_order([big, small], state, 1.0)
     assert sched.place(big, state, 1.0) is None
     assert state.instance_capacity(4) == 1
-    # FIFO schedulers block the job behind it; MCG offers the feasible job first
-    assert [j.job_id for j in order] == ([0, 1] if blocking else [1, 0])
-    assert blocking == (sched.name != "mcg")
+    # the blocked FIFO head blocks the job behind it; MCG with backfill offers it first
+    backfill = getattr(sched, "backfill", False)
+    assert blocking == (not backfill)
+    if backfill:
+        assert [j.job_id for j in order] == [1, 0]
+    else:
+        assert [j.job_id for j in order][0] == 0
 
 
 def test_cafgd_warm_started_refuses_the_blocked_gang():
@@ -398,7 +404,7 @@ def test_first_better_release_matches_a_full_replay(data):
 
 # -------------------------------------------------------------- MCG's queue rules (s. 4)
 def test_mcg_starvation_guard_reverts_to_fifo_with_blocking():
-    sched = MCG(distribution=P)
+    sched = MCG(distribution=P, backfill=True)
     state = state_s()
     a, b = job(0, 1, submit=0.0), job(1, 3, submit=1.0)
     sched.reset(state, [a, b])
@@ -410,8 +416,9 @@ def test_mcg_starvation_guard_reverts_to_fifo_with_blocking():
 
 @pytest.mark.parametrize("name, params, small_start", [
     ("fgd", {}, 110.0),
-    ("mcg", {}, 2.0),  # skips the blocked 8-GPU job
-    ("mcg", {"starvation_s": 0.0}, 110.0),  # the 8-GPU job starves: FIFO + blocking
+    ("mcg", {}, 110.0),  # default: the blocked 8-GPU FIFO head blocks the queue
+    ("mcg", {"backfill": True}, 2.0),  # skips the blocked 8-GPU job
+    ("mcg", {"backfill": True, "starvation_s": 0.0}, 110.0),  # it starves: FIFO + blocking
 ])
 def test_skip_versus_block_end_to_end(name, params, small_start):
     tr = trace((0, 0, 100, 1, 4), (1, 1, 10, 1, 8), (2, 2, 10, 1, 2))
@@ -438,7 +445,8 @@ CONFIGS = [
     ("cafgd", {"short_window": 2, "long_window": 4, "quantize_scores": True,
                "integer_ramp": True, "clamp_lifecycle_weight": False}),
     ("mcg", {}),
-    ("mcg", {"starvation_s": 50.0, "lb_weight": 0.5}),
+    ("mcg", {"starvation_s": 50.0, "lb_weight": 0.5, "backfill": True}),
+    ("mcg", {"lb_weight": 0.5}),
 ]
 
 

@@ -448,7 +448,7 @@ def test_sifopt_sif_is_zero_whenever_the_wcc_holds_on_mixed_streams(seed):
 
 
 # ------------------------------------------------------------- simulator invariants
-SCHEDULER_PARAMS = {"fft": {"round_length": 15.0}, "drr": {"re_time": 20.0}, "sifopt": {}}
+SCHEDULER_PARAMS = {"fft": {"round_s": 15.0}, "drr": {"re_time": 20.0}, "sifopt": {}}
 
 
 @pytest.mark.parametrize("name", MIGRATING)
@@ -475,7 +475,7 @@ def test_invariants_and_determinism_on_random_traces(name):
 @pytest.mark.parametrize(
     ("name", "defaults"),
     [
-        ("fft", {"round_length": 360.0, "time_limit": 10.0, "solver": "cbc", "seed": 0}),
+        ("fft", {"round_s": 360.0, "time_limit": 10.0, "solver": "cbc", "seed": 0}),
         ("drr", {"re_time": 3600.0, "util_threshold": 0.5, "re_num": 5, "seed": 0}),
         ("sifopt", {"keep_optimal": True, "repair_time_limit": 10.0, "seed": 0}),
     ],
@@ -488,6 +488,25 @@ def test_defaults_are_the_specs_and_reach_the_metadata(name, defaults):
 def test_timers_drive_fft_rounds_and_drr_cycles():
     assert FFT().timer_period == 360.0 and DRR().timer_period == 3600.0
     assert SIFOpt().timer_period is None
-    fft = FFT(round_length=10.0)
+    fft = FFT(round_s=10.0)
     compass.simulate(random_trace(0, 20, 3, [1, 2, 4]), fft, nodes=3)
     assert fft.stats.rounds > 0
+
+
+# ------------------------------------------------------------- migration operators
+@pytest.mark.parametrize("name, operators", [
+    ("fft", {"repack"}), ("drr", {"drain"}), ("sifopt", {"witness"}),
+    ("compass-abs", {"place", "remove", "rehome", "compact-pool", "compact-w4", "compact-w2",
+                     "repair"}),
+])
+def test_every_logged_migration_names_its_operator(name, operators):
+    rng = np.random.default_rng(3)
+    rows = [(i, float(rng.integers(0, 400)), float(rng.integers(5, 300)),
+             int(rng.integers(1, 3)), int(rng.choice([1, 1, 2, 3, 4, 8])))
+            for i in range(80)]
+    params = {"fft": {"round_s": 15.0}, "drr": {"re_time": 20.0}}.get(name, {})
+    r = compass.simulate(trace(*sorted(rows, key=lambda x: (x[1], x[0]))), name, nodes=6,
+                         scheduler_params=params)
+    log = r.migrations
+    assert len(log) > 0
+    assert set(log["operator"]) <= operators

@@ -113,6 +113,7 @@ def test_unfriendly_anchor_draws_fillers_from_the_sparsest_pool_node():
     assert sorted(slot.fillers) == [(0, 0), (1, 0), (1, 1)]   # node 1 first, then node 0
     assert d.space.kind(1) == "empty" and len(d.space.pool_on(0)) == 7
     assert d.last_moves == (Move((1, 0), 2), Move((1, 1), 2), Move((0, 0), 2))
+    assert {m.operator for m in d.last_moves} == {"place"}
     d.check()
 
 
@@ -136,6 +137,7 @@ def test_departed_filler_is_replaced_from_the_pool():
     assert d.space.slot((fuf, 0)).fillers == {(one, 0)}
     assert d.space.kind(0) == "empty"
     assert d.last_moves == (Move((one, 0), 1),)
+    assert [m.operator for m in d.last_moves] == ["remove"]
     extra = d.arrive(1)
     assert d.space.spot((extra, 0)) == Spot("pool", 0)
     d.check()
@@ -253,6 +255,7 @@ def test_pool_pass_drains_the_sparsest_pool_node_into_the_fullest():
     d.arrive(1, 3)                    # node 1: 7
     d.depart(a)                       # node 0 keeps 2: partial pool nodes 0 (room 6), 1 (room 1)
     assert d.last_moves == (Move((1, 0), 1),)
+    assert [m.operator for m in d.last_moves] == ["compact-pool"]
     assert (len(d.space.pool_on(0)), len(d.space.pool_on(1))) == (1, 8)
     d.check()
 
@@ -265,6 +268,7 @@ def test_width4_pass_merges_two_half_nodes(name):
     d.arrive(4)                       # node 1 {4, 4}
     d.depart(pair)                    # nodes 0 and 1 each {4}: node 0 is drained into 1
     assert d.last_moves == (Move((0, 0), 1),)
+    assert [m.operator for m in d.last_moves] == ["compact-w4"]
     assert d.widths(1) == [4, 4] and d.space.kind(0) == "empty"
     d.check()
 
@@ -277,6 +281,7 @@ def test_width2_pass_moves_a_slot_into_the_fullest_host(name):
     d.arrive(2)                       # node 1 {2, 2}
     d.depart(0)                       # node 0 {2} (room 3), node 1 {2, 2} (room 2)
     assert d.last_moves == (Move((lone, 0), 1),)
+    assert [m.operator for m in d.last_moves] == ["compact-w2"]
     assert d.widths(1) == [2, 2, 2] and d.space.kind(0) == "empty"
     d.check()
 
@@ -291,6 +296,7 @@ def test_corrected_compact_merges_the_survivors_of_the_two_passes():
     assert (paper.widths(0), paper.widths(1)) == ([2, 4], [4])
     assert (ours.widths(0), ours.widths(1)) == ([2], [4, 4])
     assert ours.last_moves == (Move((1, 0), 1),)
+    assert [m.operator for m in ours.last_moves] == ["repair"]
 
 
 # -------------------------------------------------------- checks, determinism

@@ -102,6 +102,8 @@ class AbsSpace:
         self._undo: list[Callable[[], None]] = []
         self._recording = True
         self._moves: list[Move] = []
+        #: the operator whose migrations are being recorded (``Move.operator``)
+        self.operator = ""
 
     # ------------------------------------------------------------ node queries
     def kind(self, n: int) -> Kind:
@@ -243,7 +245,7 @@ class AbsSpace:
         self._check_room(spot)
         self._put_one(key, spot)
         if old.node != spot.node:
-            self._moves.append(Move(key, spot.node))
+            self._moves.append(Move(key, spot.node, self.operator))
 
     def move_slot(self, anchor: InstanceKey, dst: int) -> None:
         """Migrate a slot with its anchor and fillers to slotted node ``dst`` (Compact)."""
@@ -251,8 +253,8 @@ class AbsSpace:
         if dst == slot.node or self.kind(dst) != "slotted" or self.residual(dst) < slot.width:
             raise AbsViolation(f"slot of {anchor} cannot move from {slot.node} to {dst}")
         self._relocate_slot(slot, dst)
-        self._moves.append(Move(anchor, dst))
-        self._moves.extend(Move(f, dst) for f in sorted(slot.fillers))
+        self._moves.append(Move(anchor, dst, self.operator))
+        self._moves.extend(Move(f, dst, self.operator) for f in sorted(slot.fillers))
 
     def filler_spot(self, slot: Slot) -> Spot:
         return Spot("filler", slot.node, slot.anchor)

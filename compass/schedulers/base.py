@@ -19,20 +19,38 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from compass.cluster import ClusterState, FreeOverlay
 from compass.fragmentation import domain_panels, has_panel_layout
 from compass.model import InstanceKey, Job
 
+#: The operators that issue migrations, by scheduler: COMPASS-ABS's Place (filler draws),
+#: Remove (a departed filler's replacement), stray re-homing, the three BestFitDrain passes of
+#: Compact (section 4.3.4), the corrected scheduler's slotted repair and NVL72's panel-level
+#: Compact; FFT's round repack, DRR's drain of a low-utilisation node, SIFOpt's witness.
+OPERATORS = ("place", "remove", "rehome", "compact-pool", "compact-w4", "compact-w2",
+             "repair", "panel-compact", "repack", "drain", "witness")
+
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """Migrate one running instance to node ``dst`` (checkpoint-restart)."""
+    """Migrate one running instance to node ``dst`` (checkpoint-restart).
+
+    ``operator`` names the step that issued it (one of ``OPERATORS``, "" if untagged): the
+    migration log and the per-operator accounting read it; the engine and equality ignore it
+    (two moves are the same decision whatever step issued them).
+    """
 
     instance: InstanceKey
     dst: int
+    operator: str = field(default="", compare=False)
+
+
+def tag_moves(moves: Iterable[Move], operator: str) -> tuple[Move, ...]:
+    """The same moves issued by ``operator``."""
+    return tuple(Move(m.instance, m.dst, operator) for m in moves)
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[i
             nodes.append(spot.node)
         return nodes
     width = slot_width(g)
+    space.operator = "place"
     slots = []
     for key in job.instances():
         node = space.best_slotted(width)
@@ -116,6 +117,7 @@ def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[i
 # -------------------------------------------------------------------- Remove
 def remove_instances(space: AbsSpace, job: Job) -> None:
     """Remove every instance of a departing job (Algorithm 1 lines 11-15)."""
+    space.operator = "remove"
     if job.gpus_per_instance == 1:
         vacated: list[InstanceKey] = []
         for key in job.instances():
@@ -132,6 +134,7 @@ def remove_instances(space: AbsSpace, job: Job) -> None:
 
 def rehome_strays(space: AbsSpace) -> bool:
     """Send each stray through the 1-GPU rule; True if any found a destination."""
+    space.operator = "rehome"
     moved = False
     for node, key in space.strays():
         spot = one_gpu_spot(space, own=node)
@@ -150,6 +153,8 @@ class DrainClass:
     room: Callable[[AbsSpace, int], int]
     items: Callable[[AbsSpace, int], list[InstanceKey]]
     migrate: Callable[[AbsSpace, InstanceKey, int], None]
+    #: ``Move.operator`` of the pass's migrations
+    operator: str
 
 
 def _slot_class(width: int) -> DrainClass:
@@ -162,7 +167,7 @@ def _slot_class(width: int) -> DrainClass:
         return [n for n in space.slotted_with_residual(width) if items(space, n)]
 
     return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
-                      AbsSpace.move_slot)
+                      AbsSpace.move_slot, f"compact-w{width}")
 
 
 POOL_CLASS = DrainClass(
@@ -170,6 +175,7 @@ POOL_CLASS = DrainClass(
     lambda space, n: space.gpus_per_node - space.used(n),
     AbsSpace.pool_on,
     lambda space, x, dst: space.move_one(x, Spot("pool", dst)),
+    "compact-pool",
 )
 #: The classes of Compact, in the order of its pseudo-code (line 2).
 DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
@@ -177,6 +183,7 @@ DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
 
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
     """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
+    space.operator = cls.operator
     hosts = sorted(cls.hosts(space), key=lambda n: (-cls.room(space, n), n))
     while len(hosts) >= 2:
         src, progress = hosts[0], False
@@ -196,6 +203,7 @@ def merge_partial_slotted(space: AbsSpace) -> None:
     """compass-abs's repair: while some pair of non-fully-packed or stray-holding slotted
     nodes can be merged into fewer such nodes, merge the first such pair (densest first).
     Visits only those nodes; each merge lowers their count, so the loop ends."""
+    space.operator = "repair"
     while True:
         hosts = [n for n in space.slotted_with_residual(1) if space.slots_on(n)]
         hosts += [n for n in space.stray_nodes() if n not in hosts and space.slots_on(n)]

@@ -196,7 +196,7 @@ def _drain(view: ClusterState, src: int, drained: set[int]) -> list[Move] | None
                 view.move(move.instance, src)
             return None
         view.move(key, dst)
-        moves.append(Move(key, dst))
+        moves.append(Move(key, dst, "drain"))
     return moves
 
 

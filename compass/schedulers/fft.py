@@ -28,7 +28,7 @@ from typing import Any
 from compass.cluster import ClusterState
 from compass.milp import SOLVERS, Solver
 from compass.model import Job
-from compass.schedulers.base import Move, Placement, Scheduler
+from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import realise
 from compass.schedulers.registry import register
@@ -56,21 +56,21 @@ class FFT(Scheduler):
     name = "fft"
 
     def __init__(
-        self, *, round_length: float = 360.0, time_limit: float = 10.0,
+        self, *, round_s: float = 360.0, time_limit: float = 10.0,
         solver: Solver = "cbc", seed: int = 0,
     ) -> None:
         super().__init__(seed=seed)
-        if round_length <= 0 or time_limit <= 0:
-            raise ValueError("round_length and time_limit must be > 0")
+        if round_s <= 0 or time_limit <= 0:
+            raise ValueError("round_s and time_limit must be > 0")
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-        self.timer_period = round_length
+        self.timer_period = round_s
         self.time_limit = time_limit
         self.solver: Solver = solver
         self.stats = FFTStats()
 
     def params(self) -> dict[str, Any]:
-        return {"round_length": self.timer_period, "time_limit": self.time_limit,
+        return {"round_s": self.timer_period, "time_limit": self.time_limit,
                 "solver": self.solver, "seed": self.seed}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
@@ -95,7 +95,7 @@ class FFT(Scheduler):
             return ()
         self.stats.repacks += 1
         self.stats.moves += len(moves)
-        return moves
+        return tag_moves(moves, "repack")
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Inside a round: best-fit (section 1), no migration."""

@@ -66,7 +66,7 @@ def domain_moves(moves: Sequence[Move], state: ClusterState, placed: dict[Instan
         if src is None:
             src = state.node_of(move.instance)
         if dst != src:
-            out.append(Move(move.instance, dst))
+            out.append(Move(move.instance, dst, move.operator))
             where[move.instance] = dst
     return tuple(out)
 
@@ -162,7 +162,7 @@ class HierarchicalCompassAbs(CompassAbs):
             moved = space.open_slot(slot.anchor, slot.g, dst)
             for key in fillers:
                 space.move_one(key, space.filler_spot(moved))
-            anchors.append(Move(self.real_key(slot.anchor), dst))
+            anchors.append(Move(self.real_key(slot.anchor), dst, "panel-compact"))
         return anchors
 
     def panel_compact(self) -> list[Move]:
@@ -174,6 +174,7 @@ class HierarchicalCompassAbs(CompassAbs):
         while (step := self._panel_drain_step()) is not None:
             panels, dst = step
             space.begin()
+            space.operator = "panel-compact"
             anchors = [m for src, target in zip(panels, self.empty_panels(dst), strict=False)
                        for m in self._move_panel(src, target)]
             moves += [*space.commit(), *anchors]

@@ -12,10 +12,14 @@ Assumptions ([A]):
   of the last 400 arrived instances; ``distribution=`` injects a fixed p instead;
 * priority: each queued job J gets dF_J, the total gradient of its greedy placement on the
   current state (+inf if it does not fit), computed once per pass; jobs are offered in
-  (dF_J, submit time, id) order and a job that has become infeasible is skipped, not
-  blocking;
-* starvation guard: while the oldest queued job has waited more than 3600 s, the pass is
-  strict FIFO with head-of-line blocking;
+  (dF_J, submit time, id) order;
+* queue discipline (``backfill=False``, the default): the same FIFO gang queue with
+  head-of-line blocking as every other scheduler (the paper's setting, section 6.6): while
+  the FIFO head (the oldest queued job) does not fit, nothing is admitted; when it fits, the
+  queue is offered in priority order and the pass stops at the first refusal;
+* ``backfill=True`` (the variant our first spec assumed): a refused job is skipped, not
+  blocking, with a starvation guard: while the oldest queued job has waited more than
+  ``starvation_s`` (3600 s), the pass is strict FIFO with head-of-line blocking;
 * node rule: argmin (dF_p(f_n, g) + lambda_lb u_n, u_n, n) with u_n the node's utilisation
   after the placement: equal gradients go to the less-utilised node, then the lowest index;
   lambda_lb = 0 by default. Exact dF (no quantised variant: MCG's scoring is unknown).
@@ -58,6 +62,7 @@ class MCG(Scheduler):
         starvation_s: float = 3600.0,
         lb_weight: float = 0.0,
         distribution: SizeDistribution | None = None,
+        backfill: bool = False,
     ) -> None:
         super().__init__(seed=seed)
         if not 0 <= beta <= 1 or starvation_s < 0:
@@ -66,6 +71,7 @@ class MCG(Scheduler):
         self.recent_window = recent_window
         self.starvation_s = starvation_s
         self.lb_weight = lb_weight
+        self.backfill = backfill
         self.distribution = None if distribution is None else dict(distribution)
         self.recent = SlidingHistogram(recent_window)
         self.gradient: FragmentationGradient | None = None
@@ -78,6 +84,7 @@ class MCG(Scheduler):
             "recent_window": self.recent_window,
             "starvation_s": self.starvation_s,
             "lb_weight": self.lb_weight,
+            "backfill": self.backfill,
             "distribution": self.distribution,
             "distribution_source": "injected" if self.distribution is not None else
             f"online: queued jobs (beta) + last {self.recent_window} arrived instances, per pass",
@@ -106,14 +113,21 @@ class MCG(Scheduler):
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
     ) -> tuple[Sequence[Job], bool]:
-        """Jobs by (dF_J, submit, id), skipping refusals; FIFO + blocking when one starves."""
+        """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
+        the pass and the first refusal stops it; with backfill refusals are skipped, and the
+        pass is FIFO with blocking while the oldest job starves."""
         self.gradient = FragmentationGradient.of(
             self.pass_distribution(queue, state.gpus_per_node), state.gpus_per_node)
         self._keys = {}
-        if queue and now - queue[0].submit_time > self.starvation_s:
+        if not queue:
             return queue, True
-        return sorted(queue, key=lambda j: (self.job_gradient(j, state), j.submit_time,
-                                            j.job_id)), False
+        if self.backfill and now - queue[0].submit_time > self.starvation_s:
+            return queue, True
+        keys = {j.job_id: self.job_gradient(j, state) for j in queue}
+        if not self.backfill and keys[queue[0].job_id] == math.inf:
+            return [queue[0]], True
+        order = sorted(queue, key=lambda j: (keys[j.job_id], j.submit_time, j.job_id))
+        return order, not self.backfill
 
     def job_gradient(self, job: Job, state: ClusterState) -> float:
         """dF_J of the job's greedy placement on ``state``, +inf if it does not fit."""

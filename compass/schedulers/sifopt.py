@@ -46,7 +46,7 @@ from scipy.optimize import linear_sum_assignment
 from compass.cluster import ClusterState
 from compass.fragmentation import InfeasiblePacking, inherent_partial_nodes, witness_packing
 from compass.model import Job
-from compass.schedulers.base import Move, Placement, Scheduler
+from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import node_counts, realise
 from compass.schedulers.registry import register
@@ -195,7 +195,7 @@ class SIFOpt(Scheduler):
         if plan is None:
             plan, moves = self._to_witness(state, counts, phi, admitted)
         self._plan = plan
-        return moves
+        return tag_moves(moves, "witness")
 
     def _to_witness(
         self, state: ClusterState, counts: list[int], phi: int, admitted: list[Job]
