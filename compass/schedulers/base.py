@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from compass.cluster import ClusterState, FreeOverlay
-from compass.fragmentation import domain_panels, has_panel_layout
 from compass.model import InstanceKey, Job
+from compass.panels import domain_panels, has_panel_layout
 
 
 @dataclass(frozen=True, slots=True)
