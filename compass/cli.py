@@ -14,6 +14,7 @@ import pandas as pd
 from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.schedulers import available
+from compass.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import DEFAULT_DEST, REMOTE_TRACES, FetchError, fetch_trace
 from compass.traces.fidelity import calibration_checks
@@ -231,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", default="gfs", choices=available())
     s.add_argument("--nodes", type=int, required=True)
     s.add_argument("--out", required=True, help="output folder")
-    s.add_argument("--migration-cost", type=float, default=8.0, help="c in seconds")
+    s.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
+                   help="c in seconds")
     s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"])
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -247,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--nodes", type=int, default=16)
     d.add_argument("--jobs", type=int, default=400)
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--migration-cost", type=float, default=8.0)
+    d.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
+                   help="c in seconds")
     d.add_argument("--schedulers", nargs="*", choices=available())
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=cmd_demo)

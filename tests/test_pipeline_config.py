@@ -49,6 +49,27 @@ def test_experiments_may_only_name_configured_traces():
         parse_config(raw)
 
 
+def test_the_cost_sweep_block_keeps_its_old_name():
+    """``experiments.cost_sweep`` was ``experiments.migration_cost`` (the top-level number's
+    name): profiles written with the old name still validate and parse the same."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    new = profile("quick")
+    old = profile("quick")
+    old["experiments"]["migration_cost"] = old["experiments"].pop("cost_sweep")
+    jsonschema.validate(old, schema)
+    assert parse_config(old).experiments == parse_config(new).experiments
+    both = profile("quick")
+    both["experiments"]["migration_cost"] = both["experiments"]["cost_sweep"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(both, schema)
+    with pytest.raises(ConfigError, match="same block"):
+        parse_config(both)
+    del new["experiments"]["cost_sweep"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(new, schema)
+
+
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]

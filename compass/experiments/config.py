@@ -227,9 +227,17 @@ def _trace(name: str, raw: Mapping[str, Any]) -> TraceSpec:
     )
 
 
+#: The c-sweep block of ``experiments`` (section 6.5), and its earlier spelling, still read.
+COST_SWEEP, COST_SWEEP_OLD = "cost_sweep", "migration_cost"
+
+
 def _experiments(raw: Mapping[str, Any]) -> Experiments:
-    o, e, c, w, m, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
-                                         "migration_cost", "case_study"))
+    if COST_SWEEP in raw and COST_SWEEP_OLD in raw:
+        raise ConfigError(f"experiments.{COST_SWEEP} and experiments.{COST_SWEEP_OLD} are the "
+                          f"same block (the old name); give it once, as {COST_SWEEP}")
+    m = raw[COST_SWEEP] if COST_SWEEP in raw else raw[COST_SWEEP_OLD]
+    o, e, c, w, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
+                                      "case_study"))
     case = CaseStudyConfig(
         trace=k["trace"], eta=float(k["eta"]), paper_day=int(k["paper_window"]["day"]),
         paper_start_h=float(k["paper_window"]["start_h"]),

@@ -117,8 +117,7 @@ def run_physical(
             raise ValueError("resume=True needs the workdir of the run to continue")
         workdir = Path("results/physical/work") / time.strftime("%Y%m%d-%H%M%S")
     from compass import metrics
-    from compass.schedulers import create
-    from compass.traces import read_trace, validate_trace
+    from compass.run_inputs import prepare_run
 
     try:
         from compass.runtime.controller import Controller, ControllerConfig
@@ -129,16 +128,12 @@ def run_physical(
             raise
         raise ImportError(f"{_INSTALL_HINT} ({err})") from err
 
-    if isinstance(trace, str) and trace == PHYSMIX:
-        frame, label = physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed), PHYSMIX
-    elif isinstance(trace, (str, Path)):
-        frame, label = read_trace(trace, gpus_per_node=gpus_per_node), str(trace)
-    else:
-        frame, label = validate_trace(trace, gpus_per_node=gpus_per_node), "<DataFrame>"
-    if max_jobs is not None:
-        frame = frame.head(max_jobs).reset_index(drop=True)
-    policy = create(scheduler, seed=seed, **(scheduler_params or {}))
-    sources = sorted(frame["source"].astype(str).unique()) if "source" in frame else []
+    physmix = isinstance(trace, str) and trace == PHYSMIX
+    run = prepare_run(physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed) if physmix else trace,
+                      scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
+                      scheduler_params=scheduler_params, max_jobs=max_jobs,
+                      label=PHYSMIX if physmix else None)
+    frame, policy = run.frame, run.scheduler
     config = ControllerConfig(time_scale=time_scale, steps_per_trace_second=steps_per_trace_second,
                               checkpoint_interval_s=checkpoint_interval_s, seed=seed,
                               progress=progress)
@@ -158,8 +153,8 @@ def run_physical(
                                     on_instant=on_instant)
             records = controller.run()
             metadata = {
-                **run_key, "trace": label, "run_id": controller.run_id,
-                "trace_source": ",".join(sources) if sources else "unspecified",
+                **run_key, "trace": run.label, "run_id": controller.run_id,
+                "trace_source": run.trace_source,
                 "mode": "emulated" if cluster.emulated else "ray-cluster",
                 "ray_address": address, "device": cluster.device, "workdir": str(workdir),
                 "timings": "measured (wall clock, scaled by time_scale)",
