@@ -16,7 +16,14 @@ from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_pac
 from compass.schedulers import available
 from compass.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import TraceError, demo_trace, load_trace
-from compass.traces.fetch import DEFAULT_DEST, REMOTE_TRACES, FetchError, fetch_trace
+from compass.traces.fetch import (
+    DEFAULT_DEST,
+    REMOTE_TRACES,
+    FetchError,
+    UnverifiedTrace,
+    fetch_trace,
+    verify_trace,
+)
 from compass.traces.fidelity import calibration_checks
 from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
 from compass.traces.windows import class_shares, day_summary
@@ -137,6 +144,17 @@ def cmd_trace_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_verify(args: argparse.Namespace) -> int:
+    """Check a local real trace against the published file's git blob id."""
+    try:
+        found = verify_trace(args.name, args.file, dest=args.dest)
+    except UnverifiedTrace as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
+    print(f"verified: {found.message}")
+    return 0
+
+
 def cmd_run_physical(args: argparse.Namespace) -> int:
     """Run a trace as real training jobs on Ray (emulated nodes unless --address)."""
     from compass.runtime import PHYSMIX, run_physical
@@ -195,7 +213,7 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
-    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch")
+    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch, verify")
     tsub = trace.add_subparsers(dest="trace_command", required=True)
 
     t = tsub.add_parser("synth", help="write a SYNTHETIC calibrated trace (canonical CSV)")
@@ -221,6 +239,13 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--force", action="store_true", help="download again even if present")
     t.add_argument("--timeout", type=float, default=60.0, help="seconds per connection")
     t.set_defaults(func=cmd_trace_fetch)
+
+    t = tsub.add_parser("verify", help="check a local real trace is the published file "
+                                       "(git blob id; a cut file or wrong header is refused)")
+    t.add_argument("name", choices=sorted(REMOTE_TRACES))
+    t.add_argument("--file", default=None, help="the file (default: its place under --dest)")
+    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder (default: data/raw)")
+    t.set_defaults(func=cmd_trace_verify)
 
 
 def build_parser() -> argparse.ArgumentParser:
