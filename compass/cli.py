@@ -158,16 +158,25 @@ def cmd_trace_verify(args: argparse.Namespace) -> int:
 def cmd_run_physical(args: argparse.Namespace) -> int:
     """Run a trace as real training jobs on Ray (emulated nodes unless --address)."""
     from compass.runtime import PHYSMIX, run_physical
+    from compass.runtime.journal import JournalError
 
     if args.resume and not args.workdir:
         raise SystemExit("compass run-physical: --resume needs the --workdir of the run")
+    if args.resume and args.force_new:
+        raise SystemExit("compass run-physical: --resume continues the run in --workdir, "
+                         "--force-new starts another: pass one of them")
     trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
-    result = run_physical(
-        trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
-        time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
-        max_jobs=args.jobs, address=args.address, device=args.device, workdir=args.workdir,
-        resume=args.resume, seed=args.seed, progress=not args.quiet,
-    )
+    try:
+        result = run_physical(
+            trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+            time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
+            max_jobs=args.jobs, address=args.address, device=args.device,
+            workdir=args.workdir, resume=args.resume, force_new=args.force_new, seed=args.seed,
+            progress=not args.quiet,
+        )
+    except (JournalError, FileExistsError) as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
     result.write(args.out)
     s = result.summary
     source = s["trace_source"]
@@ -181,7 +190,10 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
           f"AFR={num('afr', '.4f')} AJCT={s['ajct']:.1f}s AGU={num('agu', '.4f')} "
           f"migrations={s['migrations']} mean migration latency="
           f"{num('mean_migration_latency_s', '.2f')}s (measured) restarts={s['restarts']} "
-          f"-> {args.out} (journal: {s['workdir']})")
+          f"unreadable checkpoints={s['corrupt_checkpoints']} -> {args.out} "
+          f"(journal: {s['workdir']})")
+    if s["moved_aside"]:
+        print(f"the previous run's journal and checkpoints were moved to {s['moved_aside']}")
     return 0
 
 
@@ -207,6 +219,9 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--out", default="results/physical/run", help="output folder")
     r.add_argument("--resume", action="store_true",
                    help="continue the run journaled in --workdir after a controller crash")
+    r.add_argument("--force-new", action="store_true",
+                   help="start a new run in --workdir, moving another run's journal and "
+                        "checkpoints aside into <workdir>/previous-<time>/")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run_physical)
