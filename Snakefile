@@ -20,6 +20,7 @@ if not workflow.overwrite_configfiles:
     configfile: str(BASE / "config" / "quick.yaml")
 validate(config, str(BASE / "config" / "schema.yaml"))
 
+from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
 
@@ -35,6 +36,19 @@ rule all:
         PLAN.report,
         PLAN.table1_files,
         [L.notebook(name) for name in NOTEBOOKS],
+
+
+# SIGINT / SIGTERM: say what stopped the run and exit 130 / 143 (README, "Interrupted?");
+# profiles/default/config.yaml makes the next run redo the incomplete outputs.
+SIGNALS = SignalNote()
+
+
+onstart:
+    SIGNALS.install()
+
+
+onerror:
+    SIGNALS.finish(log)
 
 
 include: "workflow/rules/simulate.smk"

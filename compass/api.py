@@ -10,9 +10,10 @@ import pandas as pd
 
 from compass import metrics
 from compass.model import G_DEFAULT
-from compass.schedulers import Scheduler, create
-from compass.simulator import PauseRule, SimulationConfig, Simulator
-from compass.traces import jobs_from_frame, read_trace, validate_trace
+from compass.run_inputs import prepare_run
+from compass.schedulers import Scheduler
+from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
+from compass.traces import jobs_from_frame
 
 
 @dataclass
@@ -32,7 +33,7 @@ def simulate(
     *,
     nodes: int,
     gpus_per_node: int = G_DEFAULT,
-    migration_cost: float = 8.0,
+    migration_cost: float = DEFAULT_MIGRATION_COST,
     seed: int = 0,
     scheduler_params: dict[str, Any] | None = None,
     pause_rule: PauseRule = "per-event",
@@ -40,24 +41,14 @@ def simulate(
     progress: bool = False,
 ) -> SimulationResult:
     """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes."""
-    if isinstance(trace, (str, Path)):
-        frame = read_trace(trace, gpus_per_node=gpus_per_node)
-        label = str(trace)
-    else:
-        frame = validate_trace(trace, gpus_per_node=gpus_per_node)
-        label = "<DataFrame>"
-    if isinstance(scheduler, str):
-        policy = create(scheduler, seed=seed, **(scheduler_params or {}))
-    else:
-        if scheduler_params:
-            raise ValueError("scheduler_params apply only when scheduler is given by name")
-        policy = scheduler
+    run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
+                      scheduler_params=scheduler_params)
+    policy = run.scheduler
     config = SimulationConfig(
         nodes=nodes, gpus_per_node=gpus_per_node, migration_cost=migration_cost,
         pause_rule=pause_rule, debug_checks=debug_checks, progress=progress,
     )
-    records = Simulator(jobs_from_frame(frame), policy, config).run()
-    sources = sorted(frame["source"].astype(str).unique()) if "source" in frame else []
+    records = Simulator(jobs_from_frame(run.frame), policy, config).run()
     metadata = {
         "scheduler": policy.name,
         "scheduler_params": policy.params(),
@@ -66,8 +57,8 @@ def simulate(
         "migration_cost": migration_cost,
         "pause_rule": pause_rule,
         "seed": seed,
-        "trace": label,
-        "trace_source": ",".join(sources) if sources else "unspecified",
+        "trace": run.label,
+        "trace_source": run.trace_source,
     }
     summary = {**metrics.summarize(records.jobs, records.timeline), **metadata}
     return SimulationResult(records.jobs, records.timeline, records.migrations, summary, metadata)

@@ -14,8 +14,16 @@ import pandas as pd
 from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.schedulers import available
+from compass.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import TraceError, demo_trace, load_trace
-from compass.traces.fetch import DEFAULT_DEST, REMOTE_TRACES, FetchError, fetch_trace
+from compass.traces.fetch import (
+    DEFAULT_DEST,
+    REMOTE_TRACES,
+    FetchError,
+    UnverifiedTrace,
+    fetch_trace,
+    verify_trace,
+)
 from compass.traces.fidelity import calibration_checks
 from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
 from compass.traces.windows import class_shares, day_summary
@@ -136,19 +144,39 @@ def cmd_trace_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_verify(args: argparse.Namespace) -> int:
+    """Check a local real trace against the published file's git blob id."""
+    try:
+        found = verify_trace(args.name, args.file, dest=args.dest)
+    except UnverifiedTrace as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
+    print(f"verified: {found.message}")
+    return 0
+
+
 def cmd_run_physical(args: argparse.Namespace) -> int:
     """Run a trace as real training jobs on Ray (emulated nodes unless --address)."""
     from compass.runtime import PHYSMIX, run_physical
+    from compass.runtime.journal import JournalError
 
     if args.resume and not args.workdir:
         raise SystemExit("compass run-physical: --resume needs the --workdir of the run")
+    if args.resume and args.force_new:
+        raise SystemExit("compass run-physical: --resume continues the run in --workdir, "
+                         "--force-new starts another: pass one of them")
     trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
-    result = run_physical(
-        trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
-        time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
-        max_jobs=args.jobs, address=args.address, device=args.device, workdir=args.workdir,
-        resume=args.resume, seed=args.seed, progress=not args.quiet,
-    )
+    try:
+        result = run_physical(
+            trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+            time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
+            max_jobs=args.jobs, address=args.address, device=args.device,
+            workdir=args.workdir, resume=args.resume, force_new=args.force_new, seed=args.seed,
+            progress=not args.quiet,
+        )
+    except (JournalError, FileExistsError) as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
     result.write(args.out)
     s = result.summary
     source = s["trace_source"]
@@ -162,7 +190,10 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
           f"AFR={num('afr', '.4f')} AJCT={s['ajct']:.1f}s AGU={num('agu', '.4f')} "
           f"migrations={s['migrations']} mean migration latency="
           f"{num('mean_migration_latency_s', '.2f')}s (measured) restarts={s['restarts']} "
-          f"-> {args.out} (journal: {s['workdir']})")
+          f"unreadable checkpoints={s['corrupt_checkpoints']} -> {args.out} "
+          f"(journal: {s['workdir']})")
+    if s["moved_aside"]:
+        print(f"the previous run's journal and checkpoints were moved to {s['moved_aside']}")
     return 0
 
 
@@ -188,13 +219,16 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--out", default="results/physical/run", help="output folder")
     r.add_argument("--resume", action="store_true",
                    help="continue the run journaled in --workdir after a controller crash")
+    r.add_argument("--force-new", action="store_true",
+                   help="start a new run in --workdir, moving another run's journal and "
+                        "checkpoints aside into <workdir>/previous-<time>/")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run_physical)
 
 
 def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
-    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch")
+    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch, verify")
     tsub = trace.add_subparsers(dest="trace_command", required=True)
 
     t = tsub.add_parser("synth", help="write a SYNTHETIC calibrated trace (canonical CSV)")
@@ -221,6 +255,13 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--timeout", type=float, default=60.0, help="seconds per connection")
     t.set_defaults(func=cmd_trace_fetch)
 
+    t = tsub.add_parser("verify", help="check a local real trace is the published file "
+                                       "(git blob id; a cut file or wrong header is refused)")
+    t.add_argument("name", choices=sorted(REMOTE_TRACES))
+    t.add_argument("--file", default=None, help="the file (default: its place under --dest)")
+    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder (default: data/raw)")
+    t.set_defaults(func=cmd_trace_verify)
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="compass", description=__doc__)
@@ -231,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", default="gfs", choices=available())
     s.add_argument("--nodes", type=int, required=True)
     s.add_argument("--out", required=True, help="output folder")
-    s.add_argument("--migration-cost", type=float, default=8.0, help="c in seconds")
+    s.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
+                   help="c in seconds")
     s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"])
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -247,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--nodes", type=int, default=16)
     d.add_argument("--jobs", type=int, default=400)
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--migration-cost", type=float, default=8.0)
+    d.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
+                   help="c in seconds")
     d.add_argument("--schedulers", nargs="*", choices=available())
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=cmd_demo)

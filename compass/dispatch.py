@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from compass.cluster import ClusterState, PlacementError
-from compass.fragmentation import PANEL_GPUS, domain_panels, instance_panels
 from compass.model import InstanceKey, Job
+from compass.panels import PANEL_GPUS, domain_panels, instance_panels
 from compass.schedulers.base import Move, Placement, Scheduler
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from compass import milp
 from compass.milp import Milp, Solver
+from compass.panels import PANEL_GPUS, instance_panels
 
 #: Node size of the paper (section 2.2); the WCC closed form holds only for it.
 WCC_GPUS_PER_NODE = 8
@@ -392,27 +393,6 @@ def sif(partial_nodes: int, phi_star: int, nodes: int) -> float:
 
 
 # ------------------------------------------------------------------ multi-panel domains
-#: GPUs per panel, the 8-GPU baseboard of appendix D (eq. 22: G_dom = G_p * K).
-PANEL_GPUS = 8
-
-
-def domain_panels(gpus_per_node: int) -> int | None:
-    """Panels K per NVLink domain of ``gpus_per_node`` GPUs (eq. 22), None if not 8K."""
-    return gpus_per_node // PANEL_GPUS if gpus_per_node % PANEL_GPUS == 0 else None
-
-
-def instance_panels(g: int) -> int:
-    """Panel demand p = g / 8 of a multi-panel instance (g = 8p, p >= 2; appendix D.1).
-
-    Sub-panel instances (g <= 8) return 0: they live inside one panel.
-    """
-    if g <= PANEL_GPUS:
-        return 0
-    if g % PANEL_GPUS:
-        raise ValueError(f"a multi-panel instance needs g a multiple of {PANEL_GPUS}, got {g}")
-    return g // PANEL_GPUS
-
-
 @dataclass(frozen=True)
 class DomainLayout:
     """The panel layout the simulator assumes for one NVLink domain (appendix D.1).
@@ -521,19 +501,3 @@ def combine_levels(
         partial, phi_gpu, sif(partial, phi_gpu, n_panels),
         partial_domains, phi_panel, (partial_domains - phi_panel) / domains,
     )
-
-
-@functools.cache
-def has_panel_layout(sizes: tuple[int, ...], panels: int) -> bool:
-    """Whether one domain of ``panels`` panels can hold instance ``sizes`` (sorted ascending):
-    every sub-panel instance inside one panel, every multi-panel one on whole panels
-    (appendix D.1, eq. 23).
-
-    The feasibility side of ``domain_layout``, memoised by the sorted multiset also when no
-    layout exists; the panel-aware node rules of the baselines ask it (docs/baselines.md).
-    """
-    try:
-        domain_layout(sizes, panels)
-    except InfeasiblePacking:
-        return False
-    return True

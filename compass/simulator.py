@@ -34,9 +34,14 @@ from compass.timeline import (
 __all__ = [
     "JOB_COLUMNS", "job_row", "MIGRATION_COLUMNS", "PANEL_COLUMNS", "TIMELINE_COLUMNS", "PauseRule",
     "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords", "Simulator",
+    "DEFAULT_MIGRATION_COST",
 ]
 
 PauseRule = Literal["per-event", "per-migration"]
+#: c, the seconds a migrated job pauses, unless given: the paper's measured mean
+#: checkpoint-restart latency (section 6.5). The default of ``compass.simulate`` and the CLI
+#: (a profile states its own ``migration_cost``).
+DEFAULT_MIGRATION_COST = 8.0
 
 JOB_COLUMNS = (
     "job_id", "submit_time", "duration", "num_instances", "gpus_per_instance", "start_time",
@@ -67,7 +72,7 @@ class SimulationConfig:
 
     nodes: int
     gpus_per_node: int = G_DEFAULT
-    migration_cost: float = 8.0
+    migration_cost: float = DEFAULT_MIGRATION_COST
     pause_rule: PauseRule = "per-event"
     debug_checks: bool = False
     progress: bool = False

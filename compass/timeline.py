@@ -20,10 +20,10 @@ from compass.fragmentation import (
     LayoutTotals,
     combine_levels,
     domain_layout,
-    domain_panels,
     state_phi_star,
 )
 from compass.model import Job
+from compass.panels import domain_panels
 
 TIMELINE_COLUMNS = (
     "time", "partial_nodes", "phi_star", "sif", "used_gpus", "gpu_util", "empty_nodes",

@@ -1,8 +1,10 @@
-"""DRR's optional learned placement policy (compass/schedulers/drr_policy.py, docs/baselines.md).
+"""DRR's optional learned placement policy (compass/schedulers/drr_policy.py, trained by
+compass/drr_training.py; docs/baselines.md).
 
 Behaviour cloning of best-fit: deterministic training, agreement with best-fit on held-out
 and fresh decisions, a hand-made state, the training-slice protocol (no shared day with the
-evaluated window), the best-fit fallback, and the simulator invariants of learned DRR.
+evaluated window, the same G), the profile's parameters, the best-fit fallback, and the
+simulator invariants of learned DRR.
 """
 
 from pathlib import Path
@@ -18,6 +20,7 @@ from trace_rows import trace
 
 import compass
 from compass.cluster import ClusterState
+from compass.drr_training import drr_arguments, fit_policy, record_decisions, train_policy
 from compass.experiments.config import parse_config
 from compass.experiments.runs import simulate_window
 from compass.model import Job
@@ -28,8 +31,6 @@ from compass.schedulers.drr_policy import (
     RecordingScheduler,
     agreement,
     candidate_features,
-    fit_policy,
-    record_decisions,
     train,
 )
 from compass.schedulers.gfs import best_fit_gang
@@ -193,17 +194,46 @@ def test_a_training_slice_sharing_a_day_with_the_evaluated_window_is_refused():
 
 
 def test_learned_policy_needs_its_training_trace():
+    def args(**params):
+        return drr_arguments(params, nodes=8, gpus_per_node=8, seed=0)
+
     with pytest.raises(ValueError, match="training_trace"):
-        DRR(policy="learned")
+        args(policy="learned")
     with pytest.raises(ValueError, match="training_trace"):
-        DRR(training_trace=training_frame())
+        args(training_trace=training_frame())
     with pytest.raises(ValueError, match="policy"):
-        DRR(policy="drl", training_trace=training_frame())
+        args(policy="drl", training_trace=training_frame())
+    with pytest.raises(ValueError, match="policy_config"):
+        args(policy_config={"epochs": 5})
+    assert args(policy="best-fit", re_num=3) == {"re_num": 3}
+
+
+def test_the_profile_parameters_train_for_the_evaluated_cluster():
+    """``scheduler_params.drr`` with ``policy: learned`` trains on the run's cluster size
+    with the run's drain parameters, as a policy trained by hand for it."""
+    params = drr_arguments({"policy": "learned", "training_trace": training_frame(),
+                            "re_time": 900.0, "policy_config": {"epochs": 20}},
+                           nodes=6, gpus_per_node=8, seed=2)
+    learned = params.pop("learned")
+    assert params == {"re_time": 900.0}
+    assert (learned.nodes, learned.gpus_per_node, learned.config.epochs) == (6, 8, 20)
+    assert learned.training == "<DataFrame>" and learned.training_days == {10}
+    by_hand = train_policy(training_frame(), nodes=6, gpus_per_node=8, seed=2,
+                           config={"epochs": 20}, re_time=900.0)
+    assert np.array_equal(learned.placement.weights, by_hand.placement.weights)
+    assert learned.report == by_hand.report
+
+
+def test_a_policy_for_other_nodes_is_refused():
+    learned = train_policy(training_frame(num_jobs=60), nodes=8, gpus_per_node=8)
+    with pytest.raises(ValueError, match="trained for 8-GPU nodes, the cluster has 16"):
+        compass.simulate(demo_trace(num_jobs=20, seed=5), DRR(learned=learned), nodes=8,
+                         gpus_per_node=16)
 
 
 def test_a_slice_without_choices_trains_nothing_and_places_by_best_fit():
     only_full = trace(*[(k, 10 * DAY_SECONDS + k, 50.0, 1, 8) for k in range(10)])
-    drr = DRR(policy="learned", training_trace=only_full)
+    drr = DRR(learned=train_policy(only_full, nodes=8, gpus_per_node=8))
     result = compass.simulate(demo_trace(num_jobs=60, seed=2), drr, nodes=8)
     report = drr.policy_report
     assert report["agreement_on"] == "none" and report["agreement"] is None
@@ -231,8 +261,10 @@ job_rows = st.lists(
 )
 
 
-#: One learned DRR for every example: it trains once per cluster size, then reuses it.
-INVARIANT_DRR = DRR(re_time=20.0, policy="learned", training_trace=training_frame(num_jobs=120))
+#: One learned DRR for every example, trained on the largest cluster drawn (its features are
+#: shares and ratios, so it places on any size).
+INVARIANT_DRR = DRR(re_time=20.0, learned=train_policy(training_frame(num_jobs=120), nodes=5,
+                                                       gpus_per_node=8, re_time=20.0))
 
 
 @settings(max_examples=30, deadline=None)

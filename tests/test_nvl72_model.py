@@ -22,9 +22,9 @@ from compass.fragmentation import (
     domain_layout,
     hierarchical_fragmentation,
     inherent_partial_nodes,
-    instance_panels,
 )
 from compass.model import Job
+from compass.panels import instance_panels
 from compass.schedulers import Placement, Scheduler
 from compass.simulator import PANEL_COLUMNS, TIMELINE_COLUMNS, SchedulerError, SimulationError
 from compass.timeline import TimelineRecorder

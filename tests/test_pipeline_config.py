@@ -49,6 +49,27 @@ def test_experiments_may_only_name_configured_traces():
         parse_config(raw)
 
 
+def test_the_cost_sweep_block_keeps_its_old_name():
+    """``experiments.cost_sweep`` was ``experiments.migration_cost`` (the top-level number's
+    name): profiles written with the old name still validate and parse the same."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    new = profile("quick")
+    old = profile("quick")
+    old["experiments"]["migration_cost"] = old["experiments"].pop("cost_sweep")
+    jsonschema.validate(old, schema)
+    assert parse_config(old).experiments == parse_config(new).experiments
+    both = profile("quick")
+    both["experiments"]["migration_cost"] = both["experiments"]["cost_sweep"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(both, schema)
+    with pytest.raises(ConfigError, match="same block"):
+        parse_config(both)
+    del new["experiments"]["cost_sweep"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(new, schema)
+
+
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
@@ -85,14 +106,16 @@ def test_full_profile_replays_every_synthetic_day():
 
 
 def test_a_real_trace_is_used_when_present(tmp_path):
+    """A present real file is replayed; this sample is not the published table, so the
+    profile trusts it (tests/test_traces_verify.py checks the verification itself)."""
     raw_dir = tmp_path / "data" / "raw" / "gfs"
     raw_dir.mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "data" / "traces" / "alibaba_spot_job_info_df.csv",
                 raw_dir / "job_info_df.csv")
-    cfg = parse_config(profile("full"))
+    cfg = parse_config({**profile("full"), "trust_local": True})
     gfs = resolve_trace(cfg.traces["gfs"], tmp_path)
-    assert gfs.origin == "real" and gfs.note is None
-    assert gfs.label == "real gfs (data/raw/gfs/job_info_df.csv)"
+    assert gfs.origin == "real" and gfs.note.startswith("UNVERIFIED")
+    assert gfs.label == "real gfs (data/raw/gfs/job_info_df.csv, unverified local file)"
     assert gfs.days == (0, 110)  # the days of the sample that have jobs (backlog dropped)
     venus = resolve_trace(cfg.traces["venus"], tmp_path)
     assert venus.origin == "synthetic" and "FALLBACK" in venus.note

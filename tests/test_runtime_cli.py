@@ -36,3 +36,25 @@ def test_missing_ray_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r"pip install 'compass\[runtime\]'"):
         run_physical("physmix", nodes=2, workdir=tmp_path)
+
+
+def test_resume_and_force_new_exclude_each_other(tmp_path):
+    with pytest.raises(SystemExit, match="--force-new"):
+        main(["run-physical", "--resume", "--force-new", "--workdir", str(tmp_path)])
+
+
+@pytest.mark.parametrize(("files", "flags", "says"), [
+    ({"journal.sqlite": b""}, ["--resume"], "empty (0 bytes), nothing to resume"),
+    ({"journal.sqlite": b"garbage" * 50}, ["--resume"], "file is not a database"),
+    ({"checkpoints/job-0.pt": b"old"}, [], "1 checkpoint file(s)"),
+])
+def test_a_refused_work_directory_is_a_clear_error(tmp_path, capsys, files, flags, says):
+    """Refused before Ray starts: the message names the file and the next step."""
+    pytest.importorskip("torch")
+    pytest.importorskip("ray")
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    assert main(["run-physical", "--workdir", str(tmp_path), "--quiet", *flags]) == 2
+    err = capsys.readouterr().err
+    assert says in err and str(tmp_path) in err and "--force-new" in err

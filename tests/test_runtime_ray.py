@@ -127,6 +127,47 @@ def test_a_killed_actor_restarts_its_job_from_the_last_checkpoint(tmp_path):
     assert gens["decided"].nunique() == 1  # same placement: the scheduler is not involved
 
 
+def _kill_then_damage_checkpoints(workdir, done):
+    """Once jobs 0 and 1 each have a previous checkpoint: kill both actors, then damage job
+    0's latest checkpoint and both of job 1's (the restarts launch after the kill: seconds)."""
+    ckpt = workdir / "checkpoints"
+    while not done.is_set():
+        if all((ckpt / f"job-{j}.pt.prev").exists() for j in (0, 1)):
+            names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)]
+            for suffix in ("/j0/k0/g1", "/j1/k0/g1"):
+                name = next(n for n in names if n.endswith(suffix))
+                ray.kill(ray.get_actor(name, namespace=NAMESPACE), no_restart=True)
+            for path in (ckpt / "job-0.pt", ckpt / "job-1.pt", ckpt / "job-1.pt.prev"):
+                path.write_bytes(b"damaged")
+            return
+        time.sleep(0.1)
+
+
+def test_an_unreadable_checkpoint_restarts_from_the_previous_one_or_from_scratch(tmp_path,
+                                                                                 caplog):
+    frame = trace((0, 0, 60, 1, 1), (1, 0, 60, 1, 2))
+    done = threading.Event()
+    saboteur = threading.Thread(target=_kill_then_damage_checkpoints, args=(tmp_path, done))
+    saboteur.start()
+    try:
+        with caplog.at_level("WARNING", logger="compass.runtime.controller"):
+            result = run_physical(frame, "compass-abs", workdir=tmp_path, **FAST)
+    finally:
+        done.set()
+        saboteur.join()
+    _assert_complete(result)
+    assert result.jobs["restarts"].tolist() == [1, 1]
+    faults = result.checkpoint_faults
+    assert faults["job_id"].tolist() == [0, 1, 1] and (faults["generation"] == 2).all()
+    assert faults["file"].str.endswith(("job-0.pt", "job-1.pt", "job-1.pt.prev")).all()
+    assert faults["resumed_from"].tolist() == ["previous", "scratch", "scratch"]
+    restored = result.restarts.set_index("job_id")["restored_step"]
+    assert restored[0] > 0 and faults["step"].iloc[0] == restored[0] and restored[1] == 0
+    assert result.summary["corrupt_checkpoints"] == 3
+    logged = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
+    assert len(logged) == 3 and "resumed from scratch" in logged[-1]
+
+
 class ControllerCrash(RuntimeError):
     pass
 
@@ -144,7 +185,7 @@ def test_a_restarted_controller_resumes_without_losing_or_duplicating_jobs(tmp_p
     with pytest.raises(ControllerCrash):
         run_physical(frame, "compass-abs", workdir=workdir, on_instant=crash_after_job_1_starts,
                      **FAST)
-    with pytest.raises(FileExistsError):
+    with pytest.raises(FileExistsError, match="another run left, a journal"):
         run_physical(frame, "compass-abs", workdir=workdir, **FAST)
     with pytest.raises(ValueError, match="differs"):
         run_physical(frame, "compass-abs", workdir=workdir, resume=True,

@@ -56,7 +56,8 @@ def test_fetch_verifies_and_places_the_file(tmp_path):
     path = fetch_trace("gfs", tmp_path / "raw", sources=(source,))
     assert path == tmp_path / "raw" / "gfs" / "job_info_df.csv" and path.read_bytes() == CSV
     provenance = json.loads(path.with_name("job_info_df.csv.source.json").read_text())
-    assert provenance == {"url": source.url, "blob_id": source.blob_id, "member": None}
+    assert provenance == {"url": source.url, "blob_id": source.blob_id, "member": None,
+                          "file_blob_id": source.blob_id}
     assert not list(path.parent.glob("*.part"))
 
 

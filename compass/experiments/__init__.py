@@ -14,7 +14,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.2, Fig. 2 | ``eta_sweep`` |
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
-| 6.5, Fig. 4 | ``migration_cost`` |
+| 6.5, Fig. 4 | ``cost_sweep`` |
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 
@@ -35,7 +35,7 @@ from compass.experiments.coverage import (
 )
 from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.results import Results
-from compass.experiments.sweeps import eta_sweep, migration_cost, overall
+from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
 from compass.experiments.tables import markdown, write_table
 
 __all__ = [
@@ -47,12 +47,12 @@ __all__ = [
     "case_summary",
     "composition",
     "composition_days",
+    "cost_sweep",
     "coverage_pairs",
     "eta_sweep",
     "leads",
     "markdown",
     "metric_means",
-    "migration_cost",
     "migration_latencies",
     "overall",
     "physical",

@@ -31,10 +31,15 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class RealTrace:
-    """A downloaded trace file (``compass trace fetch``) and its loader format."""
+    """A downloaded trace file (``compass trace fetch``) and its loader format.
+
+    ``trust_local`` (the profile's top-level key): replay the file even when it is not the
+    published one (``compass trace verify``), labelled "unverified local file".
+    """
 
     path: str
     format: str = "auto"
+    trust_local: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,8 @@ class ResolvedTrace:
     origin: Literal["real", "synthetic"]
     days: tuple[int, ...]
     note: str | None = None
+    #: a real file that is not the published one, replayed because the profile trusts it
+    unverified: bool = False
 
     @property
     def name(self) -> str:
@@ -72,13 +79,15 @@ class ResolvedTrace:
     def label(self) -> str:
         """What every figure, table and the report say about the data (SYNTHETIC or real)."""
         if self.origin == "real":
-            return f"real {self.spec.name} ({self.spec.real.path})"  # type: ignore[union-attr]
+            path = self.spec.real.path  # type: ignore[union-attr]
+            trust = ", unverified local file" if self.unverified else ""
+            return f"real {self.spec.name} ({path}{trust})"
         return f"SYNTHETIC {self.spec.synthetic}"
 
     def record(self) -> dict[str, Any]:
         """JSON-ready form (``from_record`` reads it back)."""
         return {"origin": self.origin, "days": list(self.days), "note": self.note,
-                "label": self.label, "spec": asdict(self.spec)}
+                "label": self.label, "spec": asdict(self.spec), "unverified": self.unverified}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> ResolvedTrace:
@@ -86,7 +95,7 @@ class ResolvedTrace:
         spec["real"] = RealTrace(**spec["real"]) if spec.get("real") else None
         spec["hours"] = tuple(spec["hours"])
         return cls(TraceSpec(**spec), record["origin"], tuple(record["days"]),
-                   record.get("note"))
+                   record.get("note"), bool(record.get("unverified", False)))
 
 
 @dataclass(frozen=True)
@@ -211,7 +220,7 @@ def _tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-def _trace(name: str, raw: Mapping[str, Any]) -> TraceSpec:
+def _trace(name: str, raw: Mapping[str, Any], trust_local: bool = False) -> TraceSpec:
     real = raw.get("real")
     hours = tuple(float(h) for h in raw.get("hours", (0, 24)))
     if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
@@ -219,7 +228,7 @@ def _trace(name: str, raw: Mapping[str, Any]) -> TraceSpec:
     return TraceSpec(
         name=name,
         synthetic=raw["synthetic"],
-        real=RealTrace(real["path"], real.get("format", "auto")) if real else None,
+        real=RealTrace(real["path"], real.get("format", "auto"), trust_local) if real else None,
         use_real=raw.get("use_real", "auto"),
         days=raw.get("days", "all"),
         hours=hours,  # type: ignore[arg-type]
@@ -227,9 +236,17 @@ def _trace(name: str, raw: Mapping[str, Any]) -> TraceSpec:
     )
 
 
+#: The c-sweep block of ``experiments`` (section 6.5), and its earlier spelling, still read.
+COST_SWEEP, COST_SWEEP_OLD = "cost_sweep", "migration_cost"
+
+
 def _experiments(raw: Mapping[str, Any]) -> Experiments:
-    o, e, c, w, m, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
-                                         "migration_cost", "case_study"))
+    if COST_SWEEP in raw and COST_SWEEP_OLD in raw:
+        raise ConfigError(f"experiments.{COST_SWEEP} and experiments.{COST_SWEEP_OLD} are the "
+                          f"same block (the old name); give it once, as {COST_SWEEP}")
+    m = raw[COST_SWEEP] if COST_SWEEP in raw else raw[COST_SWEEP_OLD]
+    o, e, c, w, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
+                                      "case_study"))
     case = CaseStudyConfig(
         trace=k["trace"], eta=float(k["eta"]), paper_day=int(k["paper_window"]["day"]),
         paper_start_h=float(k["paper_window"]["start_h"]),
@@ -267,7 +284,8 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
     Raises ``ConfigError`` on references to traces that are not configured, or a reference
     scheduler missing from ``schedulers``.
     """
-    traces = {name: _trace(name, spec) for name, spec in raw["traces"].items()}
+    trust_local = bool(raw.get("trust_local", False))
+    traces = {name: _trace(name, spec, trust_local) for name, spec in raw["traces"].items()}
     experiments = _experiments(raw["experiments"])
     run = RunSettings(
         schedulers=_tuple(raw["schedulers"]), seed=int(raw["seed"]),

@@ -119,6 +119,11 @@ class Plan:
     def trace_records(self) -> dict[str, dict[str, Any]]:
         return {name: t.record() for name, t in self.traces.items()}
 
+    def raw_file(self, trace: str) -> list[Path]:
+        """The real file a trace's canonical CSV is made from (none for synthetic traces)."""
+        spec = self.traces[trace].spec
+        return [Path(spec.real.path)] if self.traces[trace].origin == "real" and spec.real else []
+
     def canonical(self, trace: str) -> list[Path]:
         """The canonical CSV a step on ``trace`` reads (real traces only)."""
         return [self.layout.canonical(trace)] if self.traces[trace].origin == "real" else []

@@ -31,7 +31,7 @@ from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.sweeps import eta_sweep, migration_cost, overall
+from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
 from compass.experiments.tables import markdown
 
 #: Verdicts, in the order the summary counts them.
@@ -105,7 +105,7 @@ class Evidence:
         x = self.cfg.experiments
         table = {"overall": (overall, ["trace"], x.overall_traces),
                  "eta_sweep": (eta_sweep, ["trace", "eta"], (x.eta_trace,)),
-                 "migration_cost": (migration_cost, ["trace", "cost"], x.migration_traces),
+                 "cost_sweep": (cost_sweep, ["trace", "cost"], x.migration_traces),
                  "composition": (composition, ["trace", "day"], x.composition_traces)}
         function, by, traces = table[name]
         if name not in self.cache:
@@ -297,7 +297,7 @@ def _top1_worst_bucket(ev: Evidence, trace: str, metrics: list[str]) -> Measured
 
 def _sweep(ev: Evidence) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The migration-cost means of the ranked schedulers (the paper's seven)."""
-    means, _, traces = ev.experiment("migration_cost")
+    means, _, traces = ev.experiment("cost_sweep")
     return means[means["scheduler"].isin(ev.cfg.ranked)], traces
 
 

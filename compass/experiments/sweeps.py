@@ -2,7 +2,7 @@
 
 * ``overall`` (section 6.1, Fig. 1): eta = 0.90 on Venus, GFS and Phys-Mix;
 * ``eta_sweep`` (section 6.2, Fig. 2): GFS at eta 0.85 / 0.90 / 0.95;
-* ``migration_cost`` (section 6.5, Fig. 4): c = 1..10 s on GFS and Venus at eta 0.90, on
+* ``cost_sweep`` (section 6.5, Fig. 4): c = 1..10 s on GFS and Venus at eta 0.90, on
   the same days for every c; adds the migration pause per job (c times the paused instants).
 
 Each returns ``aggregate.metric_means``'s long table; ``aggregate.leads`` and
@@ -32,7 +32,7 @@ def eta_sweep(res: Results) -> pd.DataFrame:
     return ordered(metric_means(runs, ["trace", "eta"]), "eta", sorted(x.etas))
 
 
-def migration_cost(res: Results) -> pd.DataFrame:
+def cost_sweep(res: Results) -> pd.DataFrame:
     """Fig. 4: mean AFR, AJCT, AGU and migration pause per job, per trace, c and scheduler."""
     x = res.config.experiments
     runs = res.select(x.migration_traces, [x.migration_eta], x.migration_costs)

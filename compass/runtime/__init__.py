@@ -22,7 +22,6 @@ import json
 import logging
 import math
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +51,8 @@ class PhysicalResult:
     plus family, step_budget, steps and restarts; ``timeline``: TIMELINE_COLUMNS;
     ``migrations``: one row per checkpoint-restart with the measured ``latency_s`` (wall);
     ``placements``: every gang launched, decided vs executed node per instance;
-    ``restarts``: fault and controller restarts.
+    ``restarts``: fault and controller restarts; ``checkpoint_faults``: unreadable
+    checkpoints a restore skipped (for the previous checkpoint or a start from scratch).
     """
 
     jobs: pd.DataFrame
@@ -62,13 +62,16 @@ class PhysicalResult:
     restarts: pd.DataFrame
     summary: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
+    checkpoint_faults: pd.DataFrame | None = None
 
     def write(self, out: Path | str) -> Path:
         """Write the tables as CSV and summary.json into ``out`` (simulator run layout)."""
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("jobs", "timeline", "migrations", "placements", "restarts"):
-            getattr(self, name).to_csv(out / f"{name}.csv", index=False)
+        for name in ("jobs", "timeline", "migrations", "placements", "restarts",
+                     "checkpoint_faults"):
+            if getattr(self, name) is not None:
+                getattr(self, name).to_csv(out / f"{name}.csv", index=False)
         summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
                    for k, v in self.summary.items()}
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
@@ -96,6 +99,7 @@ def run_physical(
     device: Device = "auto",
     workdir: Path | str | None = None,
     resume: bool = False,
+    force_new: bool = False,
     seed: int = 0,
     scheduler_params: dict[str, Any] | None = None,
     progress: bool = False,
@@ -110,35 +114,32 @@ def run_physical(
     of emulating ``nodes`` x ``gpus_per_node`` locally. ``workdir`` holds the journal and
     the checkpoints (shared storage on a real cluster; default: a new folder under
     ``results/physical/work/``); ``resume=True`` continues the run journaled there after a
-    controller crash. ``on_instant`` is called after each instant.
+    controller crash. A new run refuses a workdir holding another run's journal or
+    checkpoints; ``force_new=True`` moves them into ``<workdir>/previous-<time>/`` first.
+    ``on_instant`` is called after each instant.
     """
     if workdir is None:
         if resume:
             raise ValueError("resume=True needs the workdir of the run to continue")
         workdir = Path("results/physical/work") / time.strftime("%Y%m%d-%H%M%S")
     from compass import metrics
-    from compass.schedulers import create
-    from compass.traces import read_trace, validate_trace
+    from compass.run_inputs import prepare_run
 
     try:
         from compass.runtime.controller import Controller, ControllerConfig
         from compass.runtime.engine import connect
-        from compass.runtime.journal import Journal
+        from compass.runtime.workdir import open_run
     except ModuleNotFoundError as err:
         if err.name not in {"ray", "torch"}:
             raise
         raise ImportError(f"{_INSTALL_HINT} ({err})") from err
 
-    if isinstance(trace, str) and trace == PHYSMIX:
-        frame, label = physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed), PHYSMIX
-    elif isinstance(trace, (str, Path)):
-        frame, label = read_trace(trace, gpus_per_node=gpus_per_node), str(trace)
-    else:
-        frame, label = validate_trace(trace, gpus_per_node=gpus_per_node), "<DataFrame>"
-    if max_jobs is not None:
-        frame = frame.head(max_jobs).reset_index(drop=True)
-    policy = create(scheduler, seed=seed, **(scheduler_params or {}))
-    sources = sorted(frame["source"].astype(str).unique()) if "source" in frame else []
+    physmix = isinstance(trace, str) and trace == PHYSMIX
+    run = prepare_run(physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed) if physmix else trace,
+                      scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
+                      scheduler_params=scheduler_params, max_jobs=max_jobs,
+                      label=PHYSMIX if physmix else None)
+    frame, policy = run.frame, run.scheduler
     config = ControllerConfig(time_scale=time_scale, steps_per_trace_second=steps_per_trace_second,
                               checkpoint_interval_s=checkpoint_interval_s, seed=seed,
                               progress=progress)
@@ -150,18 +151,18 @@ def run_physical(
     workdir = Path(workdir).resolve()  # actors may run elsewhere, in another directory
     log.info("physical run: journal and checkpoints in %s", workdir)
     started = time.monotonic()
-    journal = Journal(workdir / "journal.sqlite")
+    journal, aside = open_run(workdir, run_key, resume=resume, force_new=force_new)
     try:
-        _open_run(journal, run_key, resume)
         with connect(nodes, gpus_per_node, address, device) as cluster:
             controller = Controller(frame, policy, cluster, config, journal, workdir,
                                     on_instant=on_instant)
             records = controller.run()
             metadata = {
-                **run_key, "trace": label, "run_id": controller.run_id,
-                "trace_source": ",".join(sources) if sources else "unspecified",
+                **run_key, "trace": run.label, "run_id": controller.run_id,
+                "trace_source": run.trace_source,
                 "mode": "emulated" if cluster.emulated else "ray-cluster",
                 "ray_address": address, "device": cluster.device, "workdir": str(workdir),
+                "moved_aside": None if aside is None else str(aside),
                 "timings": "measured (wall clock, scaled by time_scale)",
             }
     finally:
@@ -171,11 +172,13 @@ def run_physical(
         **metrics.summarize(records.jobs, records.timeline),
         "mean_migration_latency_s": float(latency.mean()) if latency.notna().any() else math.nan,
         "restarts": int(records.jobs["restarts"].sum()),
+        "corrupt_checkpoints": len(records.checkpoint_faults),
         "wall_s": time.monotonic() - started,
         **metadata,
     }
     return PhysicalResult(records.jobs, records.timeline, records.migrations,
-                          records.placements, records.restarts, summary, metadata)
+                          records.placements, records.restarts, summary, metadata,
+                          records.checkpoint_faults)
 
 
 def _digest(frame: pd.DataFrame) -> str:
@@ -183,23 +186,6 @@ def _digest(frame: pd.DataFrame) -> str:
 
     data = frame[list(CANONICAL_COLUMNS)].to_csv(index=False).encode()
     return hashlib.sha256(data).hexdigest()[:16]
-
-
-def _open_run(journal: Any, run_key: dict[str, Any], resume: bool) -> None:
-    """A new run writes its key, id and clock origin; a resumed run must match its key.
-
-    A journal without any instant (a run that failed before its first decision) starts over.
-    """
-    if not journal.instants():
-        journal.set_meta({**run_key, "run_id": uuid.uuid4().hex[:12], "wall_origin": time.time()})
-        return
-    if not resume:
-        raise FileExistsError(f"{journal.path} holds a run already: pass resume=True "
-                              "(--resume) to continue it, or use another workdir")
-    meta, key = journal.meta(), json.loads(json.dumps(run_key))
-    diff = {k: (meta.get(k), v) for k, v in key.items() if meta.get(k) != v}
-    if diff:
-        raise ValueError(f"cannot resume {journal.path}: the run differs in {diff}")
 
 
 __all__ = ["PHYSMIX", "PHYSMIX_QUICK_JOBS", "Device", "PhysicalResult", "physmix_trace",

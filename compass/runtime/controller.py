@@ -19,6 +19,8 @@ journaled before it is executed:
 
 A gang whose actor dies or whose training fails restarts from its last checkpoint on the
 same nodes (a counted restart; placement is unchanged, so the scheduler is not involved).
+A checkpoint that cannot be read is skipped for the previous one, else the job starts from
+scratch (``compass.runtime.checkpoint``); each skipped file is journaled and logged.
 A restarted controller replays the journal and reconciles (``_reconcile``).
 """
 
@@ -117,6 +119,8 @@ class ControllerRecords:
     migrations: pd.DataFrame
     placements: pd.DataFrame
     restarts: pd.DataFrame
+    #: one row per unreadable checkpoint a restore skipped (``Journal.checkpoint_fault``)
+    checkpoint_faults: pd.DataFrame
 
 
 class Controller:
@@ -372,11 +376,24 @@ class Controller:
         gang.start_refs = None
         self.journal.executed(job_id, gang.generation, [s["node"] for s in started])
         self.journal.restored(job_id, gang.generation, started[0]["step"])
+        self._record_faults(gang, started[0])
         if gang.migration is not None:
             (t0, killed), born = gang.migration, max(s["born_wall"] for s in started)
             ready = max(s["ready_wall"] for s in started)
             self.journal.migration_latency(job_id, gang.generation, ready - t0, born - killed,
                                            ready - born)
+
+    def _record_faults(self, gang: _Gang, started: dict[str, Any]) -> None:
+        """Journal and log the unreadable checkpoints rank 0 skipped while restoring."""
+        resumed, job_id = started["resumed_from"], gang.job.job_id
+        step = None if resumed == "scratch" else started["step"]
+        for fault in started["faults"]:
+            self.journal.checkpoint_fault(self.clock(), job_id, gang.generation, fault["file"],
+                                          fault["error"], resumed, step)
+            log.warning("job %d (generation %d): checkpoint %s unreadable (%s); resumed from %s",
+                        job_id, gang.generation, fault["file"], fault["error"],
+                        f"the previous checkpoint, step {step}" if step is not None
+                        else "scratch (step 0)")
 
     # ------------------------------------------------------------------ restart
     def _replay(self) -> None:
@@ -464,4 +481,5 @@ class Controller:
                                            "restarts"])
         return ControllerRecords(jobs, self.timeline.frame(), migrations,
                                  self.journal.frame("placements"),
-                                 self.journal.frame("restarts"))
+                                 self.journal.frame("restarts"),
+                                 self.journal.frame("checkpoint_faults"))

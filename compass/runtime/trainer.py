@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from compass.runtime.checkpoint import load_checkpoint, save_checkpoint
+from compass.runtime.checkpoint import Restored, load_checkpoint, save_checkpoint
 from compass.runtime.workloads import batch_generator, build_model
 
 
@@ -65,15 +65,23 @@ class Trainer:
     def __init__(self, spec: InstanceSpec) -> None:
         self.spec = spec
         self.device = torch.device(spec.device)
-        self.model = build_model(spec.family, spec.seed).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+        self._build()
         self.step = 0
         self.loss = float("nan")
 
-    def restore(self) -> int:
-        """Continue from the job's checkpoint if it has one; return the step reached."""
-        self.step = load_checkpoint(self.spec.checkpoint, self.model, self.optimizer) or 0
-        return self.step
+    def _build(self) -> None:
+        """A fresh model and optimiser (the job's seed fixes the initial parameters)."""
+        self.model = build_model(self.spec.family, self.spec.seed).to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+
+    def restore(self) -> Restored:
+        """Continue from the job's checkpoint (or the previous one, if it is unreadable), else
+        from step 0; return what was restored, with the unreadable files it skipped."""
+        restored = load_checkpoint(self.spec.checkpoint, self.model, self.optimizer)
+        if restored.step is None and restored.faults:  # undo what a failed file loaded
+            self._build()
+        self.step = restored.step or 0
+        return restored
 
     def save(self) -> None:
         save_checkpoint(self.spec.checkpoint, self.model, self.optimizer, self.step)

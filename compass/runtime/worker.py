@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+from dataclasses import asdict
 from typing import Any
 
 import ray
@@ -54,14 +55,17 @@ class InstanceWorker:
 
     def start(self) -> dict[str, Any]:
         """Join the group, restore, start training; return the node Ray placed us on, the
-        restored step and when training resumed. Idempotent: a controller that adopts the
-        actor after a restart calls it again and gets the same answer."""
+        restored step, the unreadable checkpoints skipped (``faults``: file, error; and
+        ``resumed_from``) and when training resumed. Idempotent: a controller that adopts
+        the actor after a restart calls it again and gets the same answer."""
         if self._started is None:
             join_group(self.spec)
             restored = self.trainer.restore()
             self._thread = threading.Thread(target=self._train, daemon=True)
             self._thread.start()
-            self._started = {"node": assigned_node(), "step": restored,
+            self._started = {"node": assigned_node(), "step": self.trainer.step,
+                             "resumed_from": restored.resumed_from,
+                             "faults": [asdict(f) for f in restored.faults],
                              "born_wall": self._born, "ready_wall": time.time()}
         return self._started
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from compass.cluster import ClusterState, FreeOverlay
-from compass.fragmentation import domain_panels, has_panel_layout
 from compass.model import InstanceKey, Job
+from compass.panels import domain_panels, has_panel_layout
 
 #: The operators that issue migrations, by scheduler: COMPASS-ABS's Place (filler draws),
 #: Remove (a departed filler's replacement), stray re-homing, the three BestFitDrain passes of

@@ -12,9 +12,12 @@ shared/design/baselines.md section 6. Assumptions [A]:
   a linear scorer trained by behaviour cloning of best-fit (``compass.schedulers.drr_policy``:
   features of the lowest-index node of each free-count bucket f >= g, i.e. the leftover
   f - g, its one-hot, empty node, bucket share, "holds every instance" and interactions
-  with utilisation and g / G; softmax cross-entropy, seeded minibatch gradient descent). It
-  trains at ``reset`` on ``training_trace`` replayed under best-fit DRR on the evaluated
-  cluster size, and ``reset`` refuses a slice that shares a day with the evaluated window.
+  with utilisation and g / G; softmax cross-entropy, seeded minibatch gradient descent).
+  DRR takes the trained policy (``learned``); training replays a slice under best-fit DRR
+  through the simulator, so it lives above it (``compass.drr_training``, which also turns
+  the profile's ``policy: learned, training_trace: ...`` into a trained policy for the
+  evaluated cluster size). ``reset`` refuses a slice that shares a day with the evaluated
+  window.
   Measured agreement with best-fit (SYNTHETIC traces, seed 0, the previous day as training
   slice, eta = 0.9): 1.0 on the held-out 20 % and on every job of the evaluated day for
   gfs-synth days 26 and 58, venus-synth day 92 (also with days 85-91) and physmix day 1,
@@ -33,72 +36,53 @@ shared/design/baselines.md section 6. Assumptions [A]:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
-from pathlib import Path
-from typing import Any, Literal
-
-import pandas as pd
+from typing import Any
 
 from compass.cluster import ClusterState
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler
-from compass.schedulers.drr_policy import (
-    LearnedPlacement,
-    PolicyConfig,
-    PolicyReport,
-    check_disjoint_days,
-    fit_policy,
-)
+from compass.schedulers.drr_policy import TrainedPolicy, check_disjoint_days
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.registry import register
-from compass.traces.schema import jobs_from_frame, read_trace, validate_trace
-
-Policy = Literal["best-fit", "learned"]
-TrainingTrace = pd.DataFrame | str | Path
 
 
 @register
 class DRR(Scheduler):
     """Best-fit (or learned) placement; every ``re_time`` s drain nodes below ``util_threshold``.
 
-    ``policy="learned"`` places with a scorer trained by imitation of best-fit on
-    ``training_trace`` (a canonical frame or CSV path) when the run starts (``reset``);
-    ``reset`` refuses a slice that shares a day with the evaluated window. ``policy_config``:
-    training hyper-parameters (a ``PolicyConfig`` or a dict of its fields).
+    ``learned``: a policy trained by imitation of best-fit (``compass.drr_training``) to
+    place with instead of best-fit; ``reset`` refuses a run on another G than it was trained
+    for, or one that shares a day with its training slice.
     """
 
     name = "drr"
 
     def __init__(
         self, *, re_time: float = 3600.0, util_threshold: float = 0.5, re_num: int = 5,
-        seed: int = 0, policy: Policy = "best-fit", training_trace: TrainingTrace | None = None,
-        policy_config: PolicyConfig | Mapping[str, Any] | None = None,
+        seed: int = 0, learned: TrainedPolicy | None = None,
     ) -> None:
         super().__init__(seed=seed)
         if re_time <= 0 or not 0 < util_threshold <= 1 or re_num < 0:
             raise ValueError("need re_time > 0, 0 < util_threshold <= 1 and re_num >= 0")
-        if policy not in ("best-fit", "learned"):
-            raise ValueError(f"policy must be 'best-fit' or 'learned', got {policy!r}")
-        if (policy == "learned") != (training_trace is not None):
-            raise ValueError("training_trace is required by, and only by, policy='learned'")
         self.timer_period = re_time
         self.util_threshold = util_threshold
         self.re_num = re_num
-        self.policy = policy
-        self.training_trace = training_trace
-        self.policy_config = (policy_config if isinstance(policy_config, PolicyConfig)
-                              else PolicyConfig(**(policy_config or {})))
-        self._trained: dict[tuple[int, int], tuple[LearnedPlacement, PolicyReport]] = {}
-        self._learned: tuple[LearnedPlacement, PolicyReport] | None = None
+        self.learned = learned
+
+    @property
+    def policy(self) -> str:
+        """"best-fit" or "learned": what places the jobs."""
+        return "best-fit" if self.learned is None else "learned"
 
     def params(self) -> dict[str, Any]:
         out: dict[str, Any] = {"re_time": self.timer_period, "util_threshold": self.util_threshold,
                                "re_num": self.re_num, "seed": self.seed}
-        if self.policy == "learned":
+        if self.learned is not None:
             report = self.policy_report
-            out.update(policy=self.policy, training_trace=self._training_label(),
-                       policy_config=asdict(self.policy_config),
+            out.update(policy=self.policy, training_trace=self.learned.training,
+                       policy_config=asdict(self.learned.config),
                        training_jobs=report.get("training_jobs"),
                        agreement=report.get("agreement"),
                        agreement_on=report.get("agreement_on"),
@@ -107,40 +91,37 @@ class DRR(Scheduler):
 
     @property
     def policy_report(self) -> dict[str, Any]:
-        """Training report of the learned policy plus this run's counters ({} before reset).
+        """Training report of the learned policy plus this run's counters ({} for best-fit).
 
         ``run_agreement``: share of the jobs placed in the run whose placement equals
         best-fit's on the same state; ``fallbacks``: jobs placed by best-fit instead.
         NaN measurements are given as None.
         """
-        if self._learned is None:
+        if self.learned is None:
             return {}
-        learned, report = self._learned
-        out = {**asdict(report), "run_jobs": learned.decisions, "fallbacks": learned.fallbacks,
-               "run_agreement": learned.agreed / learned.decisions if learned.decisions else None}
+        placement = self.learned.placement
+        out = {**asdict(self.learned.report), "run_jobs": placement.decisions,
+               "fallbacks": placement.fallbacks,
+               "run_agreement": (placement.agreed / placement.decisions
+                                 if placement.decisions else None)}
         return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in out.items()}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
-        """Train the learned policy (once per cluster shape) on a slice disjoint from the run."""
-        if self.policy != "learned":
+        """Check the learned policy fits this run (G, days disjoint from its training slice)."""
+        if self.learned is None:
             return
-        training = jobs_from_frame(self._training_frame(state.gpus_per_node))
-        check_disjoint_days(training, workload)
-        key = (state.nodes, state.gpus_per_node)
-        if key not in self._trained:
-            teacher = DRR(re_time=self.timer_period, util_threshold=self.util_threshold,
-                          re_num=self.re_num, seed=self.seed)
-            self._trained[key] = fit_policy(training, teacher, state.nodes, state.gpus_per_node,
-                                            self.policy_config, self.seed)
-        self._learned = self._trained[key]
-        self._learned[0].reset_counters()
+        if state.gpus_per_node != self.learned.gpus_per_node:
+            raise ValueError(f"the learned DRR policy was trained for {self.learned.gpus_per_node}"
+                             f"-GPU nodes, the cluster has {state.gpus_per_node}")
+        check_disjoint_days(self.learned.training_days, workload)
+        self.learned.placement.reset_counters()
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Best-fit, the converged imitation target (section 6), or the learned policy."""
-        if self._learned is None:
+        if self.learned is None:
             nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
         else:
-            nodes = self._learned[0].place(state, job)
+            nodes = self.learned.placement.place(state, job)
         return None if nodes is None else Placement(job.job_id, nodes)
 
     def on_timer(self, state: ClusterState, now: float) -> list[Move]:
@@ -173,16 +154,6 @@ class DRR(Scheduler):
     def _is_source(self, view: ClusterState, n: int) -> bool:
         G = view.gpus_per_node
         return 0 < (G - view.free(n)) / G < self.util_threshold
-
-    def _training_frame(self, gpus_per_node: int) -> pd.DataFrame:
-        trace = self.training_trace
-        if isinstance(trace, pd.DataFrame):
-            return validate_trace(trace, source="DRR training_trace", gpus_per_node=gpus_per_node)
-        return read_trace(trace, gpus_per_node=gpus_per_node)  # type: ignore[arg-type]
-
-    def _training_label(self) -> str:
-        trace = self.training_trace
-        return "<DataFrame>" if isinstance(trace, pd.DataFrame) else str(trace)
 
 
 def _drain(view: ClusterState, src: int, drained: set[int]) -> list[Move] | None:

@@ -16,9 +16,11 @@ weights are not public, so this is our own small stand-in [A]:
   candidate (lowest f on ties) instance by instance, on a tentative view of the state.
 * Training: softmax cross-entropy over the candidates available at each instance decision,
   minibatch gradient descent with a seeded RNG (initial weights, subsampling, batch order);
-  deterministic given the seed. Examples are recorded by running a best-fit teacher through
-  ``compass.simulator.Simulator`` on a training slice (``record_decisions``); decisions
-  with a single candidate carry no signal and are left out of training and of agreement.
+  deterministic given the seed. Examples are recorded by ``RecordingScheduler`` while a
+  best-fit teacher replays a training slice through the simulator; that replay lives above
+  the simulator (``compass.drr_training``), so this module, like every scheduler, never
+  imports it. Decisions with a single candidate carry no signal and are left out of
+  training and of agreement.
 * Agreement: the share of instance decisions, on the teacher's own states, where the
   learned choice equals best-fit's; measured on the last ``holdout`` share of the slice's
   jobs with examples (by start order) when there are any, else on the training examples.
@@ -216,18 +218,6 @@ class RecordingScheduler(Scheduler):
         )
 
 
-def record_decisions(jobs: Sequence[Job], teacher: Scheduler, nodes: int,
-                     gpus_per_node: int) -> Decisions:
-    """Replay ``jobs`` under ``teacher`` on ``nodes`` nodes and return its decisions."""
-    # Training replays the teacher through the simulator, the layer above the schedulers:
-    # imported here, when a learned policy is trained, so no scheduler module imports it.
-    from compass.simulator import SimulationConfig, Simulator
-
-    recorder = RecordingScheduler(teacher)
-    Simulator(jobs, recorder, SimulationConfig(nodes=nodes, gpus_per_node=gpus_per_node)).run()
-    return recorder.decisions(gpus_per_node)
-
-
 # ------------------------------------------------------------------------------- training
 def _masked_scores(weights: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(mask, np.einsum("bcd,d->bc", x, weights), -np.inf)
@@ -266,7 +256,7 @@ def agreement(weights: np.ndarray, decisions: Decisions) -> float:
     return float((chosen == decisions.label).mean())
 
 
-def _split(decisions: Decisions, holdout: float) -> tuple[Decisions, Decisions]:
+def split_holdout(decisions: Decisions, holdout: float) -> tuple[Decisions, Decisions]:
     """Decisions of the first (1 - holdout) of the recorded jobs (in start order), and of
     the rest."""
     cut = math.ceil(decisions.tables.shape[0] * (1.0 - holdout))
@@ -274,15 +264,18 @@ def _split(decisions: Decisions, holdout: float) -> tuple[Decisions, Decisions]:
     return decisions.subset(np.flatnonzero(fit)), decisions.subset(np.flatnonzero(~fit))
 
 
-def check_disjoint_days(training: Sequence[Job], workload: Sequence[Job]) -> None:
+def submission_days(jobs: Sequence[Job]) -> frozenset[int]:
+    """Days floor(submit_time / 86,400 s) of the jobs: the pipeline's day windows (5.2)."""
+    return frozenset(math.floor(j.submit_time / DAY_SECONDS) for j in jobs)
+
+
+def check_disjoint_days(training_days: frozenset[int], workload: Sequence[Job]) -> None:
     """Raise ValueError if a training job was submitted on a day of the evaluated window.
 
-    Days are floor(submit_time / 86,400 s), the pipeline's day windows (section 5.2), so a
-    slice that shares a day with the evaluated window is refused even when the two
-    submission ranges do not overlap.
+    Days are ``submission_days``, so a slice that shares a day with the evaluated window is
+    refused even when the two submission ranges do not overlap.
     """
-    evaluated = {math.floor(j.submit_time / DAY_SECONDS) for j in workload}
-    shared = sorted(evaluated & {math.floor(j.submit_time / DAY_SECONDS) for j in training})
+    shared = sorted(submission_days(workload) & training_days)
     if shared:
         raise ValueError(
             f"the learned DRR policy's training slice includes evaluated day(s) {shared[:5]}"
@@ -343,20 +336,21 @@ class LearnedPlacement:
         self.fallbacks = self.decisions = self.agreed = 0
 
 
-def fit_policy(jobs: Sequence[Job], teacher: Scheduler, nodes: int, gpus_per_node: int,
-               config: PolicyConfig, seed: int) -> tuple[LearnedPlacement, PolicyReport]:
-    """Record ``teacher`` (best-fit placement) on the training jobs, train, measure agreement.
+@dataclass
+class TrainedPolicy:
+    """What DRR's ``learned`` argument takes: the trained scorer and how it was trained.
 
-    Jobs that cannot fit ``nodes`` nodes at all are dropped from the slice (counted).
+    Built above the simulator (``compass.drr_training.train_policy``), which replays a
+    best-fit teacher on the ``training`` slice (submitted on ``training_days``) on ``nodes``
+    nodes of ``gpus_per_node`` GPUs. The scorer's features are shares and ratios, so it
+    places on any cluster of the same G; ``DRR.reset`` refuses another G and a run that
+    shares a day with the slice.
     """
-    fits = [j for j in jobs
-            if j.num_instances <= nodes * (gpus_per_node // j.gpus_per_instance)]
-    decisions = record_decisions(fits, teacher, nodes, gpus_per_node)
-    fit, held = _split(decisions, config.holdout)
-    weights = train(fit, config, seed) if len(fit) else None
-    measured_on: Literal["holdout", "training", "none"] = (
-        "holdout" if len(held) else "training" if len(fit) else "none")
-    score = math.nan if weights is None else agreement(weights, held if len(held) else fit)
-    report = PolicyReport(len(fits), len(jobs) - len(fits), len(decisions), len(fit),
-                          len(held), score, measured_on)
-    return LearnedPlacement(weights), report
+
+    placement: LearnedPlacement
+    report: PolicyReport
+    config: PolicyConfig
+    training: str
+    training_days: frozenset[int]
+    nodes: int
+    gpus_per_node: int

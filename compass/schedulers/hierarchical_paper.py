@@ -57,8 +57,8 @@ from dataclasses import replace
 from sortedcontainers import SortedList
 
 from compass.cluster import ClusterState
-from compass.fragmentation import PANEL_GPUS, domain_panels, instance_panels
 from compass.model import InstanceKey, Job, slot_width
+from compass.panels import PANEL_GPUS, domain_panels, instance_panels
 from compass.schedulers.abs_space import AbsSpace, AbsViolation, IndexKey, Slot, _require
 from compass.schedulers.base import Move, Placement
 from compass.schedulers.compass_abs import (

@@ -22,6 +22,9 @@ rule config_json:
 
 
 rule canonical_trace:
+    input:
+        # the raw file itself: a replaced file is checked (compass trace verify) and reloaded
+        raw=lambda wc: PLAN.raw_file(wc.trace),
     output:
         L.root / "traces" / "{trace}" / "canonical.csv",
     params:

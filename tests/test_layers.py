@@ -1,0 +1,69 @@
+"""Data flows one way (traces -> simulator -> metrics -> experiments): no scheduler module
+imports the simulator or anything above it, at module level or inside a function.
+
+Every import statement of every ``compass.schedulers`` module is read from its source (a
+function-level import counts as much as a top-level one), and importing the package must
+not load an upper layer transitively either.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import compass.schedulers
+
+PACKAGE = Path(compass.schedulers.__file__).parent
+#: The layers a scheduler may use: the model, the cluster state, the oracle and its MILP,
+#: the panel rules, other schedulers, and the traces below the simulator.
+ALLOWED = ("compass.model", "compass.cluster", "compass.fragmentation", "compass.milp",
+           "compass.panels", "compass.schedulers", "compass.traces")
+
+
+def imported_modules(source: str, package: str) -> set[str]:
+    """Every module an import statement of ``source`` names (relative ones resolved)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            found.add(base)  # and what it imports, which may be modules (from compass import x)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def upward(modules: set[str]) -> list[str]:
+    """The compass modules (first level: compass.simulator, ...) outside ``ALLOWED``."""
+    top = {".".join(m.split(".")[:2]) for m in modules if m.startswith("compass.")}
+    return sorted(m for m in top if not m.startswith(ALLOWED))
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.stem)
+def test_no_scheduler_module_imports_an_upper_layer(path: Path) -> None:
+    modules = imported_modules(path.read_text(), "compass.schedulers")
+    assert not upward(modules), f"{path.name} imports {upward(modules)}"
+
+
+def test_the_import_reader_sees_function_level_and_relative_imports() -> None:
+    source = ("def f():\n    from compass.simulator import Simulator\n"
+              "from . import gfs\nfrom compass import experiments\nimport compass.runtime\n")
+    modules = imported_modules(source, "compass.schedulers")
+    assert upward(modules) == ["compass.experiments", "compass.runtime", "compass.simulator"]
+    assert "compass.schedulers.gfs" in modules
+
+
+def test_importing_the_schedulers_loads_no_upper_layer() -> None:
+    code = ("import sys, compass.schedulers; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('compass.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert "compass.schedulers.drr" in out
+    assert not upward(set(out)), upward(set(out))
