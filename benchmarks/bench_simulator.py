@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from benchmarks_common import instance_events, steady_stream
+from benchmarks_common import filled_stream, instance_events
 
 from compass.schedulers import create
 from compass.simulator import SimulationConfig, Simulator
@@ -25,7 +25,7 @@ OUT = Path(__file__).parent / "results"
 
 
 def bench(scheduler: str, nodes: int, num_jobs: int, repeat: int) -> dict:
-    trace = validate_trace(steady_stream(nodes, num_jobs))
+    trace = validate_trace(filled_stream(nodes, num_jobs))
     jobs = jobs_from_frame(trace)
     best = float("inf")
     for _ in range(repeat):
