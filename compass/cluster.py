@@ -113,6 +113,10 @@ class ClusterState:
         """Nodes with exactly ``f`` free GPUs, ascending (read-only: do not mutate)."""
         return self._buckets[f]
 
+    def free_buckets(self) -> list[list[int]]:
+        """Every bucket at once: ``free_buckets()[f]`` is ``nodes_with_free(f)`` (read-only)."""
+        return self._buckets
+
     def instances_on(self, node: int) -> Mapping[InstanceKey, int]:
         """Instances on ``node`` mapped to their sizes, in placement order."""
         return MappingProxyType(self._node_instances[node])
