@@ -38,7 +38,8 @@ PANEL_ONLY = {"compass-abs-hier", "compass-abs-hier-paper"}
 VARIANTS: dict[str, list[dict[str, Any]]] = {
     "fgd": [{"quantize_scores": True}],
     "cafgd": [{"quantize_scores": True, "integer_ramp": True,
-               "clamp_lifecycle_weight": False}, {"hold_window": 0.0}],
+               "clamp_lifecycle_weight": False}, {"hold_window": 0.0},
+              {"hold_rule": "unbounded"}],
     "mcg": [{"backfill": True}, {"lb_weight": 0.5}],
     "compass-abs": [{"one_gpu_overflow": True}, {"compact_on_arrival": False}],
     "compass-abs-paper": [{"one_gpu_overflow": True}],
