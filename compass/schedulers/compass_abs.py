@@ -164,7 +164,10 @@ def _slot_class(width: int) -> DrainClass:
         return [s.anchor for s in space.slots_on(n) if s.width == width]
 
     def hosts(space: AbsSpace) -> list[int]:
-        return [n for n in space.slotted_with_residual(width) if items(space, n)]
+        candidates = space.slotted_with_residual(width)
+        if len(candidates) < 2:  # too few to drain, whatever their slots
+            return candidates
+        return [n for n in candidates if items(space, n)]
 
     return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
                       AbsSpace.move_slot, f"compact-w{width}")
@@ -208,8 +211,11 @@ def merge_partial_slotted(space: AbsSpace) -> None:
     Visits only those nodes; each merge lowers their count, so the loop ends."""
     space.operator = "repair"
     while True:
-        hosts = [n for n in space.slotted_with_residual(1) if space.slots_on(n)]
-        hosts += [n for n in space.stray_nodes() if n not in hosts and space.slots_on(n)]
+        partial, strays = space.slotted_with_residual(1), space.stray_nodes()
+        if len(partial) + len(strays) < 2:  # no pair to merge
+            return
+        hosts = [n for n in partial if space.slots_on(n)]
+        hosts += [n for n in strays if n not in hosts and space.slots_on(n)]
         if len(hosts) < 2:
             return
         merge = next((m for i, a in enumerate(hosts) for b in hosts[i + 1:]
