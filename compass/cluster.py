@@ -4,7 +4,8 @@
 instances and split instances (an instance is placed on exactly one node), and keeps
 incremental indexes so that policies never scan all nodes:
 
-* nodes bucketed by free GPUs (``nodes_with_free(f)``, a sorted list per f in 0..G);
+* nodes bucketed by free GPUs (``nodes_with_free(f)``, a plain sorted list per f in 0..G,
+  kept sorted by bisection: a node changes bucket once per job event, not per instance);
 * counts of partial and empty nodes;
 * active instances per size (``counts``), the input of the exact Phi* oracle.
 
@@ -13,10 +14,9 @@ Only the simulator mutates a state; schedulers read it and return decisions.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
-
-from sortedcontainers import SortedList
 
 from compass.model import G_DEFAULT, InstanceKey
 
@@ -33,7 +33,6 @@ class ClusterState:
         "gpus_per_node",
         "_free",
         "_buckets",
-        "_bucket_sizes",
         "_node_instances",
         "_where",
         "_size",
@@ -51,10 +50,8 @@ class ClusterState:
         self.nodes = nodes
         self.gpus_per_node = gpus_per_node
         self._free = [gpus_per_node] * nodes
-        self._buckets = [SortedList() for _ in range(gpus_per_node + 1)]
-        self._buckets[gpus_per_node].update(range(nodes))
-        #: len of each bucket as a plain int (SortedList.__len__ is a Python call)
-        self._bucket_sizes = [0] * gpus_per_node + [nodes]
+        #: nodes by free GPUs, each list ascending
+        self._buckets: list[list[int]] = [[] for _ in range(gpus_per_node)] + [list(range(nodes))]
         self._node_instances: list[dict[InstanceKey, int]] = [{} for _ in range(nodes)]
         self._where: dict[InstanceKey, int] = {}
         self._size: dict[InstanceKey, int] = {}
@@ -76,17 +73,17 @@ class ClusterState:
     @property
     def empty_nodes(self) -> int:
         """Nodes with every GPU free."""
-        return self._bucket_sizes[self.gpus_per_node]
+        return len(self._buckets[self.gpus_per_node])
 
     @property
     def full_nodes(self) -> int:
-        return self._bucket_sizes[0]
+        return len(self._buckets[0])
 
     @property
     def partial_nodes(self) -> int:
         """Non-empty nodes with at least one free GPU (section 3.1)."""
-        sizes = self._bucket_sizes
-        return self.nodes - sizes[self.gpus_per_node] - sizes[0]
+        buckets = self._buckets
+        return self.nodes - len(buckets[self.gpus_per_node]) - len(buckets[0])
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -97,6 +94,14 @@ class ClusterState:
         """Active instances per size as ``{g: n_g}`` with zero sizes left out."""
         return {g: n for g, n in enumerate(self._counts) if n}
 
+    def census(self) -> tuple[int, int, int, int, tuple[int, ...]]:
+        """(partial nodes, used GPUs, empty nodes, running jobs, ``counts``) in one call: the
+        timeline's read of every instant."""
+        buckets = self._buckets
+        empty = len(buckets[self.gpus_per_node])
+        return (self.nodes - empty - len(buckets[0]), self._used, empty, len(self._jobs),
+                tuple(self._counts))
+
     def free(self, node: int) -> int:
         return self._free[node]
 
@@ -104,9 +109,13 @@ class ClusterState:
         """A copy of the free GPUs of every node (O(N): for tests and reports only)."""
         return list(self._free)
 
-    def nodes_with_free(self, f: int) -> SortedList:
+    def nodes_with_free(self, f: int) -> list[int]:
         """Nodes with exactly ``f`` free GPUs, ascending (read-only: do not mutate)."""
         return self._buckets[f]
+
+    def free_buckets(self) -> list[list[int]]:
+        """Every bucket at once: ``free_buckets()[f]`` is ``nodes_with_free(f)`` (read-only)."""
+        return self._buckets
 
     def instances_on(self, node: int) -> Mapping[InstanceKey, int]:
         """Instances on ``node`` mapped to their sizes, in placement order."""
@@ -147,10 +156,10 @@ class ClusterState:
 
     def instance_capacity(self, g: int) -> int:
         """How many more g-GPU instances fit now: sum over nodes of floor(f_n / g), O(G)."""
-        sizes = self._bucket_sizes
+        buckets = self._buckets
         total = 0
         for f in range(g, self.gpus_per_node + 1):
-            if k := sizes[f]:
+            if k := len(buckets[f]):
                 total += k * (f // g)
         return total
 
@@ -184,11 +193,29 @@ class ClusterState:
                 f"job {job_id}: instance size {size} does not fit a {self.gpus_per_node}-GPU node"
             )
         free = self._free
+        if len(nodes) == 1:  # the common case, without the per-node tally
+            n = nodes[0]
+            if not (type(n) is int and 0 <= n < self.nodes):
+                self._check_node(n)
+            if size > free[n]:
+                raise PlacementError(
+                    f"job {job_id}: node {n} has {free[n]} free GPUs, "
+                    f"{size} requested (over-commit)"
+                )
+            key = (job_id, 0)
+            self._jobs[job_id] = (key,)
+            self._size[key] = size
+            self._where[key] = n
+            self._node_instances[n][key] = size
+            self._shift(n, -size)
+            self._counts[size] += 1
+            self._used += size
+            return
         need: dict[int, int] = {}
         for n in nodes:
-            if n not in need:
-                self._check_node(n)
             need[n] = need.get(n, 0) + size
+        for n in need:
+            self._check_node(n)
         for n, gpus in need.items():
             if gpus > free[n]:
                 raise PlacementError(
@@ -197,21 +224,42 @@ class ClusterState:
                 )
         keys = tuple([(job_id, k) for k in range(len(nodes))])
         self._jobs[job_id] = keys
+        sizes, where, hosted = self._size, self._where, self._node_instances
         for key, n in zip(keys, nodes):
-            self._size[key] = size
-            self._attach(key, size, n)
+            sizes[key] = size
+            where[key] = n
+            hosted[n][key] = size
+        for n, gpus in need.items():
+            self._shift(n, -gpus)
         self._counts[size] += len(keys)
+        self._used += size * len(keys)
 
     def release_job(self, job_id: int) -> tuple[InstanceKey, ...]:
         """Stop a job and free its GPUs; returns its instance keys."""
         keys = self._jobs.pop(job_id, None)
         if keys is None:
             raise PlacementError(f"job {job_id} is not running")
-        sizes = self._size
+        sizes, where, hosted = self._size, self._where, self._node_instances
+        size = sizes[keys[0]]  # every instance of a job has the job's size
+        if len(keys) == 1:
+            key = keys[0]
+            del sizes[key]
+            n = where.pop(key)
+            del hosted[n][key]
+            self._shift(n, size)
+            self._counts[size] -= 1
+            self._used -= size
+            return keys
+        freed: dict[int, int] = {}
         for key in keys:
-            size = sizes.pop(key)
-            self._detach(key, size)
+            del sizes[key]
+            n = where.pop(key)
+            del hosted[n][key]
+            freed[n] = freed.get(n, 0) + size
+        for n, gpus in freed.items():
+            self._shift(n, gpus)
         self._counts[size] -= len(keys)
+        self._used -= size * len(keys)
         return keys
 
     def move(self, instance: InstanceKey, dst: int) -> int:
@@ -225,8 +273,11 @@ class ClusterState:
             raise PlacementError(
                 f"instance {instance} needs {size} GPUs, node {dst} has {self._free[dst]} free"
             )
-        self._detach(instance, size)
-        self._attach(instance, size, dst)
+        del self._node_instances[src][instance]
+        self._shift(src, size)
+        self._node_instances[dst][instance] = size
+        self._where[instance] = dst
+        self._shift(dst, -size)
         return src
 
     def copy(self) -> ClusterState:
@@ -235,8 +286,7 @@ class ClusterState:
         other.nodes = self.nodes
         other.gpus_per_node = self.gpus_per_node
         other._free = list(self._free)
-        other._buckets = [SortedList(b) for b in self._buckets]
-        other._bucket_sizes = list(self._bucket_sizes)
+        other._buckets = [list(b) for b in self._buckets]
         other._node_instances = [dict(d) for d in self._node_instances]
         other._where = dict(self._where)
         other._size = dict(self._size)
@@ -255,13 +305,15 @@ class ClusterState:
             load = sum(self._node_instances[n].values())
             assert 0 <= load <= G, f"node {n} holds {load} GPUs > {G}"
             assert self._free[n] == G - load, f"node {n}: free index {self._free[n]} != {G - load}"
-            assert n in self._buckets[G - load], f"node {n} missing from bucket {G - load}"
+            bucket = self._buckets[G - load]
+            i = bisect_left(bucket, n)
+            assert i < len(bucket) and bucket[i] == n, f"node {n} missing from bucket {G - load}"
             for key, size in self._node_instances[n].items():
                 assert self._where[key] == n and self._size[key] == size
                 counts[size] += 1
             used += load
         assert sum(len(b) for b in self._buckets) == self.nodes, "a node sits in two buckets"
-        assert self._bucket_sizes == [len(b) for b in self._buckets], "bucket sizes drifted"
+        assert all(b == sorted(b) for b in self._buckets), "a bucket is out of order"
         assert counts == self._counts, f"size counts {self._counts} != recomputed {counts}"
         assert used == self._used
         assert len(self._where) == sum(len(k) for k in self._jobs.values())
@@ -271,31 +323,13 @@ class ClusterState:
         if not (type(n) is int or isinstance(n, int)) or not 0 <= n < self.nodes:
             raise PlacementError(f"node {n!r} is not in 0..{self.nodes - 1}")
 
-    def _attach(self, key: InstanceKey, size: int, n: int) -> None:
+    def _shift(self, n: int, delta: int) -> None:
+        """Node ``n`` gains ``delta`` free GPUs (negative: uses them): move it between buckets."""
         f = self._free[n]
-        buckets, sizes = self._buckets, self._bucket_sizes
-        buckets[f].remove(n)
-        buckets[f - size].add(n)
-        sizes[f] -= 1
-        sizes[f - size] += 1
-        self._free[n] = f - size
-        self._node_instances[n][key] = size
-        self._where[key] = n
-        self._used += size
-        if self._changed is not None:
-            self._changed.add(n)
-
-    def _detach(self, key: InstanceKey, size: int) -> None:
-        n = self._where.pop(key)
-        del self._node_instances[n][key]
-        f = self._free[n]
-        buckets, sizes = self._buckets, self._bucket_sizes
-        buckets[f].remove(n)
-        buckets[f + size].add(n)
-        sizes[f] -= 1
-        sizes[f + size] += 1
-        self._free[n] = f + size
-        self._used -= size
+        bucket = self._buckets[f]
+        del bucket[bisect_left(bucket, n)]
+        insort(self._buckets[f + delta], n)
+        self._free[n] = f + delta
         if self._changed is not None:
             self._changed.add(n)
 
@@ -314,6 +348,14 @@ class FreeOverlay:
         self._state = state
         self._free: dict[int, int] = {}
         self._moved: list[list[int]] = [[] for _ in range(state.gpus_per_node + 1)]
+
+    def census(self) -> tuple[int, int, int, int, tuple[int, ...]]:
+        """(partial nodes, used GPUs, empty nodes, running jobs, ``counts``) in one call: the
+        timeline's read of every instant."""
+        buckets = self._buckets
+        empty = len(buckets[self.gpus_per_node])
+        return (self.nodes - empty - len(buckets[0]), self._used, empty, len(self._jobs),
+                tuple(self._counts))
 
     def free(self, node: int) -> int:
         return self._free.get(node, self._state._free[node])

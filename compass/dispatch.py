@@ -160,11 +160,12 @@ class Dispatcher:
         return instant
 
     def _admission_pass(self, instant: Instant) -> None:
-        now = instant.time
-        order, blocking = self.scheduler.admission_order(self.queue, self.state, now)
+        now, queue, state = instant.time, self.queue, self.state
+        order, blocking = self.scheduler.admission_order(queue, state, now)
+        place = self.scheduler.place
         admitted: list[int] = []
         for job in order:
-            placement = self.scheduler.place(job, self.state, now)
+            placement = place(job, state, now)
             if placement is None:
                 if blocking:
                     break
@@ -173,8 +174,10 @@ class Dispatcher:
             admitted.append(job.job_id)
         if not admitted:
             return
-        queue = self.queue
-        if all(queue[k].job_id == jid for k, jid in enumerate(admitted)):
+        if order is queue and blocking:  # the default order: a prefix of the queue left
+            for _ in admitted:
+                queue.popleft()
+        elif all(queue[k].job_id == jid for k, jid in enumerate(admitted)):
             for _ in admitted:
                 queue.popleft()
         else:

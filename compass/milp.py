@@ -47,24 +47,31 @@ class Solution:
 
 
 def solve(problem: Milp, solver: Solver = "highs", time_limit: float | None = None,
-          highs_options: dict[str, Any] | None = None) -> Solution | None:
-    """Solve ``problem``; None if the time limit passed before any solution was found.
+          highs_options: dict[str, Any] | None = None, *,
+          node_limit: int | None = None) -> Solution | None:
+    """Solve ``problem``; None if a limit stopped the search before any solution was found.
 
-    Raises ``MilpInfeasible`` when the solver proves there is none, RuntimeError on any
-    other failure. ``highs_options`` go to HiGHS verbatim (``mip_rel_gap`` is 0: exact).
+    ``node_limit`` caps the branch-and-bound nodes (a deterministic limit: the answer never
+    depends on machine speed); ``time_limit`` caps wall-clock seconds (it does). Raises
+    ``MilpInfeasible`` when the solver proves there is none, RuntimeError on any other
+    failure. ``highs_options`` go to HiGHS verbatim (``mip_rel_gap`` is 0: exact).
     """
+    if node_limit is not None and node_limit < 1:
+        raise ValueError(f"node_limit must be >= 1, got {node_limit}")
     if solver == "highs":
-        return _solve_highs(problem, time_limit, highs_options or {})
+        return _solve_highs(problem, time_limit, node_limit, highs_options or {})
     if solver == "cbc":
-        return _solve_cbc(problem, time_limit)
+        return _solve_cbc(problem, time_limit, node_limit)
     raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
 
 
-def _solve_highs(problem: Milp, time_limit: float | None,
+def _solve_highs(problem: Milp, time_limit: float | None, node_limit: int | None,
                  options: dict[str, Any]) -> Solution | None:
     options = {"mip_rel_gap": 0.0, "disp": False, **options}
     if time_limit is not None:
         options["time_limit"] = time_limit
+    if node_limit is not None:
+        options["node_limit"] = node_limit
     with warnings.catch_warnings():  # options HiGHS knows but scipy does not list
         warnings.filterwarnings("ignore", message="Unrecognized options", category=RuntimeWarning)
         res = milp(
@@ -81,7 +88,8 @@ def _solve_highs(problem: Milp, time_limit: float | None,
     return Solution(res.x, res.status == 0)
 
 
-def _solve_cbc(problem: Milp, time_limit: float | None) -> Solution | None:
+def _solve_cbc(problem: Milp, time_limit: float | None,
+               node_limit: int | None) -> Solution | None:
     import pulp
 
     prob = pulp.LpProblem("milp", pulp.LpMinimize)
@@ -112,12 +120,12 @@ def _solve_cbc(problem: Milp, time_limit: float | None) -> Solution | None:
     with warnings.catch_warnings():  # the bundled CBC is deprecated in pulp 3.3, gone in 4.0
         warnings.filterwarnings("ignore", message="PULP_CBC_CMD", category=DeprecationWarning)
         prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=0,
-                                     warmStart=problem.warm is not None))
+                                     warmStart=problem.warm is not None, maxNodes=node_limit))
     if prob.status == pulp.LpStatusInfeasible:
         raise MilpInfeasible(f"CBC: {pulp.LpStatus[prob.status]}")
     if prob.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         return Solution(np.array([v.varValue or 0.0 for v in x]),
                         prob.sol_status == pulp.LpSolutionOptimal)
-    if time_limit is not None:
+    if time_limit is not None or node_limit is not None:
         return None
     raise RuntimeError(f"CBC failed: {pulp.LpStatus[prob.status]}")

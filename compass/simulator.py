@@ -124,7 +124,6 @@ class Simulator:
         #: (end time, job id, version): a migration pause supersedes a job's older entries
         self._departures: list[tuple[float, int, int]] = []
         self._migration_log: list[tuple] = []
-        self._done = 0
 
     # ----------------------------------------------------------------- public
     def run(self) -> SimulationRecords:
@@ -133,66 +132,69 @@ class Simulator:
         dispatcher.reset(self.jobs)
         arrivals = self.jobs
         n_arrivals = len(arrivals)
+        inf = math.inf
+        submits = [job.submit_time for job in arrivals] + [inf]  # a sentinel ends the scan
         next_arrival = 0
         next_timer = dispatcher.first_timer(arrivals)
         heap = self._departures
+        heappop, heappush = heapq.heappop, heapq.heappush
         records = self._records
+        step, record = dispatcher.step, self._timeline.record
+        debug = self.config.debug_checks
         with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
                   disable=not self.config.progress) as bar:
-            while True:
-                t = min(
-                    heap[0][0] if heap else math.inf,
-                    next_timer,
-                    arrivals[next_arrival].submit_time if next_arrival < n_arrivals
-                    else math.inf,
-                )
-                if t == math.inf:
-                    break
-                departing = []
-                while heap and heap[0][0] == t:
-                    _, job_id, version = heapq.heappop(heap)
-                    rec = records[job_id]
-                    if version == rec.version:  # else superseded by a migration pause
-                        departing.append(rec.job)
-                first = next_arrival
-                while next_arrival < n_arrivals and arrivals[next_arrival].submit_time == t:
-                    next_arrival += 1
-                timer = next_timer == t
-                if timer:
-                    next_timer = dispatcher.next_timer(t)
-                instant = dispatcher.step(t, departures=departing, timer=timer,
-                                          arrivals=arrivals[first:next_arrival])
-                self._account(instant)
-                self._record(t)
-                if self.config.debug_checks:
-                    self.state.check()
-                    self.scheduler.check(self.state)
-                if departing:
-                    bar.update(len(departing))
-                if next_arrival == n_arrivals and not heap:
-                    if (reason := dispatcher.stuck()) is not None:
-                        raise SimulationError(reason)
-                    next_timer = math.inf
-        return SimulationRecords(
-            self._jobs_frame(), self._timeline.frame(), self._migrations_frame()
-        )
+            try:
+                while True:
+                    t = submits[next_arrival]
+                    if heap and heap[0][0] < t:
+                        t = heap[0][0]
+                    if next_timer < t:
+                        t = next_timer
+                    if t == inf:
+                        break
+                    departing = []
+                    while heap and heap[0][0] == t:
+                        _, job_id, version = heappop(heap)
+                        rec = records[job_id]
+                        if version == rec.version:  # else superseded by a migration pause
+                            departing.append(rec.job)
+                    first = next_arrival
+                    while submits[next_arrival] == t:
+                        next_arrival += 1
+                    timer = next_timer == t
+                    if timer:
+                        next_timer = dispatcher.next_timer(t)
+                    instant = step(t, departures=departing, timer=timer,
+                                   arrivals=arrivals[first:next_arrival])
+                    # book the instant: ends, starts (departure events), moves and pauses
+                    for job_id in instant.departed:
+                        records[job_id].end = t
+                    for job_id in instant.started:
+                        rec = records[job_id]
+                        rec.start = t
+                        rec.end = end = t + rec.job.duration
+                        heappush(heap, (end, job_id, rec.version))
+                    if instant.moves:
+                        self._charge_pauses(instant)
+                    record(t, dispatcher.queue)
+                    if debug:
+                        self.state.check()
+                        self.scheduler.check(self.state)
+                    if departing:
+                        bar.update(len(departing))
+                    if next_arrival == n_arrivals and not heap:
+                        if (reason := dispatcher.stuck()) is not None:
+                            raise SimulationError(reason)
+                        next_timer = inf
+            except PanelLayoutError as err:
+                raise SchedulerError(f"{self.scheduler.name}: {err}") from None
+        try:
+            timeline = self._timeline.frame()
+        except OracleError as err:
+            raise SimulationError(str(err)) from None
+        return SimulationRecords(self._jobs_frame(), timeline, self._migrations_frame())
 
     # ---------------------------------------------------------------- events
-    def _account(self, instant: Instant) -> None:
-        """Book an instant: ends of departed jobs, starts, the migration log and pauses."""
-        t = instant.time
-        records = self._records
-        for job_id in instant.departed:
-            records[job_id].end = t
-        self._done += len(instant.departed)
-        for job_id in instant.started:
-            rec = records[job_id]
-            rec.start = t
-            rec.end = t + rec.job.duration
-            heapq.heappush(self._departures, (rec.end, job_id, rec.version))
-        if instant.moves:
-            self._charge_pauses(instant)
-
     def _charge_pauses(self, instant: Instant) -> None:
         """Log the moves; pause every migrated job ``c`` seconds (GPUs held): its departure
         moves later. Moves of jobs admitted or departed at this instant are free."""
@@ -215,14 +217,6 @@ class Simulator:
                 heapq.heappush(self._departures, (rec.end, job_id, rec.version))
 
     # --------------------------------------------------------------- helpers
-    def _record(self, t: float) -> None:
-        try:
-            self._timeline.record(t, self._dispatcher.queue)
-        except OracleError as err:
-            raise SimulationError(str(err)) from None
-        except PanelLayoutError as err:
-            raise SchedulerError(f"{self.scheduler.name}: {err}") from None
-
     def _jobs_frame(self) -> pd.DataFrame:
         rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
                 for r in (self._records[job.job_id] for job in self.jobs)]

@@ -253,6 +253,78 @@ def test_fft_time_limit_reaches_both_solvers(monkeypatch):
     assert seen == {"highs": 0.25, "cbc": 0.25}
 
 
+def test_fft_node_limit_reaches_both_solvers_and_no_clock_by_default(monkeypatch):
+    seen = {}
+    real_milp, real_cbc = milp_module.milp, pulp.PULP_CBC_CMD
+
+    def spy_milp(*args, **kwargs):
+        seen["highs"] = (kwargs["options"]["node_limit"], kwargs["options"].get("time_limit"))
+        return real_milp(*args, **kwargs)
+
+    def spy_cbc(*args, **kwargs):
+        seen["cbc"] = (kwargs["maxNodes"], kwargs["timeLimit"])
+        return real_cbc(*args, **kwargs)
+
+    monkeypatch.setattr(milp_module, "milp", spy_milp)
+    monkeypatch.setattr(pulp, "PULP_CBC_CMD", spy_cbc)
+    for solver in ("highs", "cbc"):
+        fft = FFT(solver=solver, node_limit=77)
+        fft.reset(state_r(), [])
+        assert fft.on_timer(state_r(), 0.0) == (Move((2, 0), 0),)
+    assert seen == {"highs": (77, None), "cbc": (77, None)}
+    assert FFT().params()["time_limit"] is None  # decisions never depend on machine speed
+
+
+def partial_terms(state, target):
+    """(partial nodes, migrated instances, sum of used indices): the "partial-nodes" order."""
+    used, moved, index, partial = objective_terms(state, target)
+    return partial, moved, index
+
+
+def brute_force_partial_terms(state):
+    """Lexicographic minimum of ``partial_terms`` over every instance -> node assignment."""
+    sizes = [g for n in range(state.nodes) for g in state.instances_on(n).values()]
+    best = None
+    for assignment in itertools.product(range(state.nodes), repeat=len(sizes)):
+        target = np.zeros((state.nodes, 9), dtype=np.int64)
+        for n, g in zip(assignment, sizes, strict=True):
+            target[n, g] += 1
+        if (target @ np.arange(9) <= 8).all():
+            terms = partial_terms(state, target)
+            best = terms if best is None else min(best, terms)
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(state=states(), solver=st.sampled_from(["highs", "cbc"]))
+def test_partial_nodes_objective_matches_brute_force(state, solver):
+    solution = repack(state, None, solver, objective="partial-nodes", node_limit=10_000)
+    assert solution is not None and solution.optimal
+    assert partial_terms(state, solution.target) == brute_force_partial_terms(state)
+    assert solution.partial == partial_terms(state, solution.target)[0]
+
+
+def test_fft_partial_nodes_round_reaches_phi_star():
+    """State R has 3 partial nodes, Phi* = 1: the round repacks to Phi* with one move;
+    a state already at Phi* skips the solver."""
+    fft = FFT(objective="partial-nodes")
+    state = state_r()
+    fft.reset(state, [])
+    moves = fft.on_timer(state, 0.0)
+    after = applied(state, moves)
+    assert avoidable(after) == 0 and len(moves) == 1
+    assert fft.on_timer(after, 360.0) == () and fft.stats.solves == 1
+
+
+@pytest.mark.parametrize("objective", ["used-nodes", "partial-nodes"])
+def test_fft_objectives_run_clean(objective):
+    frame = random_trace(3, 60, 4, [1, 2, 3, 4, 8])
+    result = compass.simulate(frame, "fft", nodes=4, debug_checks=True,
+                              scheduler_params={"objective": objective, "solver": "highs"})
+    assert result.jobs["end_time"].notna().all()
+    assert result.metadata["scheduler_params"]["objective"] == objective
+
+
 def test_fft_solve_stays_within_its_time_limit_on_a_large_state():
     rng = np.random.default_rng(0)
     state = ClusterState(600)
@@ -475,9 +547,12 @@ def test_invariants_and_determinism_on_random_traces(name):
 @pytest.mark.parametrize(
     ("name", "defaults"),
     [
-        ("fft", {"round_s": 360.0, "time_limit": 10.0, "solver": "cbc", "seed": 0}),
+        # the spec's 10 s solver limit is replaced by a deterministic node limit [ours]
+        ("fft", {"round_s": 360.0, "time_limit": None, "node_limit": 10_000, "solver": "cbc",
+                 "objective": "used-nodes", "seed": 0}),
         ("drr", {"re_time": 3600.0, "util_threshold": 0.5, "re_num": 5, "seed": 0}),
-        ("sifopt", {"keep_optimal": True, "repair_time_limit": 10.0, "seed": 0}),
+        ("sifopt", {"keep_optimal": True, "repair_time_limit": None,
+                    "repair_node_limit": 10_000, "seed": 0}),
     ],
 )
 def test_defaults_are_the_specs_and_reach_the_metadata(name, defaults):

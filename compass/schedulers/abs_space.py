@@ -23,11 +23,10 @@ stray exists.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
-
-from sortedcontainers import SortedList
 
 from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, InstanceKey, slot_width
@@ -40,6 +39,26 @@ Role = Literal["filler", "pool", "stray"]
 IndexKey = tuple[Kind, int, bool, bool]
 
 _EMPTY_KEY: IndexKey = ("empty", 0, False, False)
+
+
+class NodeIndex(list):
+    """Node indices kept ascending, added and removed by bisection: the small index sets of
+    the ABS (iteration, ``[0]`` and ``len`` stay plain list operations)."""
+
+    __slots__ = ()
+
+    def add(self, n: int) -> None:
+        insort(self, n)
+
+    def remove(self, n: int) -> None:
+        i = bisect_left(self, n)
+        if i == len(self) or self[i] != n:
+            raise ValueError(f"node {n} is not in the index")
+        del self[i]
+
+    def __contains__(self, n: object) -> bool:
+        i = bisect_left(self, n)  # type: ignore[arg-type]
+        return i < len(self) and self[i] == n
 
 
 class AbsViolation(AssertionError):
@@ -93,12 +112,15 @@ class AbsSpace:
         self._strays: list[set[InstanceKey]] = [set() for _ in range(nodes)]
         self._slot_of: dict[InstanceKey, Slot] = {}
         self._spot: dict[InstanceKey, Spot] = {}
+        #: per node: total slot width sum w(s), and GPUs occupied (kept by the primitives)
+        self._profiled = [0] * nodes
+        self._load = [0] * nodes
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
-        self._empty = SortedList(range(nodes))
-        self._pool_by_used = [SortedList() for _ in range(G + 1)]
-        self._slotted_by_residual = [SortedList() for _ in range(G + 1)]
-        self._vacancy_nodes = SortedList()
-        self._stray_nodes = SortedList()
+        self._empty = NodeIndex(range(nodes))
+        self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
+        self._slotted_by_residual = [NodeIndex() for _ in range(G + 1)]
+        self._vacancy_nodes = NodeIndex()
+        self._stray_nodes = NodeIndex()
         self._undo: list[Callable[[], None]] = []
         self._recording = True
         self._moves: list[Move] = []
@@ -123,7 +145,7 @@ class AbsSpace:
 
     def profiled(self, n: int) -> int:
         """Total slot width sum_{s in S(n)} w(s)."""
-        return sum(s.width for s in self._slots[n].values())
+        return self._profiled[n]
 
     def residual(self, n: int) -> int:
         """Unprofiled residual D(n) = G - sum w(s) (Definition 4), less the node's strays."""
@@ -131,8 +153,7 @@ class AbsSpace:
 
     def used(self, n: int) -> int:
         """GPUs occupied on node n, by the ABS's account."""
-        slots = sum(s.used for s in self._slots[n].values())
-        return slots + len(self._pool[n]) + len(self._strays[n])
+        return self._load[n]
 
     def slot(self, anchor: InstanceKey) -> Slot:
         return self._slot_of[anchor]
@@ -190,6 +211,30 @@ class AbsSpace:
             if bucket:
                 return bucket[0]
         return None
+
+    def room_for(self, g: int, overflow: bool = False) -> int | None:
+        """An upper bound on how many g-GPU instances of one job Place can take now, in
+        O(G + vacancy nodes), or None where none is computed (the 1-GPU overflow rule).
+
+        Anchors of width w take the slotted residuals and the empty nodes, floor(D(n) / w)
+        each (G / w per empty node); 1-GPU instances take open slot vacancies, the room of
+        partial pool nodes and empty nodes (G each). A job that needs more cannot be placed.
+        """
+        G = self.gpus_per_node
+        if g >= 2:
+            width = slot_width(g)
+            room = len(self._empty) * (G // width)
+            for r in range(width, G + 1):
+                room += len(self._slotted_by_residual[r]) * (r // width)
+            return room
+        if overflow:
+            return None
+        room = len(self._empty) * G
+        for used in range(1, G):
+            room += len(self._pool_by_used[used]) * (G - used)
+        for n in self._vacancy_nodes:
+            room += sum(s.vacancy for s in self._slots[n].values() if s.vacancy > 0)
+        return room
 
     def partial_pool_nodes(self) -> list[int]:
         """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
@@ -314,6 +359,9 @@ class AbsSpace:
         _require(not strays or slots, f"node {n} holds strays {sorted(strays)} but no slot")
         _require(len(pool) <= self.gpus_per_node, f"pool node {n} holds {len(pool)} > G")
         widths = sorted(s.width for s in slots.values())
+        _require(self._profiled[n] == sum(widths), f"node {n}: stale profiled width")
+        load = sum(s.used for s in slots.values()) + len(pool) + len(strays)
+        _require(self._load[n] == load, f"node {n}: stale load {self._load[n]} != {load}")
         _require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
         for anchor, s in slots.items():
             _require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
@@ -360,6 +408,7 @@ class AbsSpace:
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
         self._spot[key] = spot
+        self._load[spot.node] += 1
         self._reindex(spot.node)
         self._log(lambda: self._take_one(key))
 
@@ -369,6 +418,7 @@ class AbsSpace:
             self._slot_of[spot.anchor].fillers.remove(key)
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
+        self._load[spot.node] -= 1
         self._reindex(spot.node)
         self._log(lambda: self._put_one(key, spot))
         return spot
@@ -376,12 +426,16 @@ class AbsSpace:
     def _put_slot(self, slot: Slot) -> None:
         self._slots[slot.node][slot.anchor] = slot
         self._slot_of[slot.anchor] = slot
+        self._profiled[slot.node] += slot.width
+        self._load[slot.node] += slot.used
         self._reindex(slot.node)
         self._log(lambda: self._take_slot(slot))
 
     def _take_slot(self, slot: Slot) -> None:
         del self._slots[slot.node][slot.anchor]
         del self._slot_of[slot.anchor]
+        self._profiled[slot.node] -= slot.width
+        self._load[slot.node] -= slot.used
         self._reindex(slot.node)
         self._log(lambda: self._put_slot(slot))
 
@@ -390,6 +444,10 @@ class AbsSpace:
         del self._slots[src][slot.anchor]
         self._slots[dst][slot.anchor] = slot
         slot.node = dst
+        self._profiled[src] -= slot.width
+        self._profiled[dst] += slot.width
+        self._load[src] -= slot.used
+        self._load[dst] += slot.used
         for f in slot.fillers:
             self._spot[f] = Spot("filler", dst, slot.anchor)
         self._reindex(src)
@@ -419,7 +477,7 @@ class AbsSpace:
             (self._stray_nodes.add if new[3] else self._stray_nodes.remove)(n)
         self._key[n] = new
 
-    def _home(self, key: IndexKey) -> SortedList:
+    def _home(self, key: IndexKey) -> NodeIndex:
         kind, level = key[0], key[1]
         if kind == "pool":
             return self._pool_by_used[level]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from compass.cluster import ClusterState, FreeOverlay
+from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job
 from compass.panels import domain_panels, has_panel_layout
 
@@ -105,6 +105,22 @@ class Scheduler(ABC):
 
 #: A node rule scores a candidate (free GPUs f, lowest node with that f); lower wins.
 NodeKey = Callable[[int, int], Any]
+
+
+class ScoreKey:
+    """The node rule (scores[f], n): a score per free count, ties to the lowest index.
+
+    Every rule of the baselines has this form; ``greedy_gang`` reads ``scores`` directly
+    instead of calling the rule per candidate.
+    """
+
+    __slots__ = ("scores",)
+
+    def __init__(self, scores: Sequence[Any]) -> None:
+        self.scores = tuple(scores)
+
+    def __call__(self, f: int, n: int) -> tuple[Any, int]:
+        return self.scores[f], n
 
 
 class PanelFit:
@@ -219,16 +235,64 @@ def greedy_gang(state: ClusterState, job: Job, key: NodeKey) -> tuple[int, ...] 
 
     Every node rule of the baselines depends on a node only through its free count and its
     index, so the best node for one instance is among the lowest-index node of each
-    free-count bucket f >= g: O(G log N) per instance. On K > 1 domains the candidate of a
-    bucket is its lowest-index node that keeps a panel layout (``PanelOverlay``). Returns
-    None (and leaves no trace) if an instance finds no node.
+    free-count bucket f >= g: O(G) per instance plus O(log N) per take. On K > 1 domains
+    the candidate of a bucket is its lowest-index node that keeps a panel layout
+    (``PanelOverlay``). Returns None (and leaves no trace) if an instance finds no node.
     """
+    g = job.gpus_per_instance
+    G = state.gpus_per_node
+    fit = panel_fit(state, g)
+    if fit is not None:
+        return _panel_gang(state, job, key, fit)
+    w = job.num_instances
+    scores = key.scores if type(key) is ScoreKey else None
+    buckets = state.free_buckets()
+    if w == 1:  # the best lowest-index node of a bucket
+        best = best_key = None
+        for f in range(g, G + 1):
+            if bucket := buckets[f]:
+                k = (scores[f], bucket[0]) if scores is not None else key(f, bucket[0])
+                if best_key is None or k < best_key:
+                    best, best_key = bucket[0], k
+        return None if best is None else (best,)
+    if state.instance_capacity(g) < w:
+        return None
+    # the tentative view: the untaken nodes of bucket f are a suffix of it (the lowest is
+    # always the one taken), taken nodes sit in ``moved`` by their tentative free count
+    first = [0] * (G + 1)
+    moved: list[list[int]] = [[] for _ in range(G + 1)]
+    nodes: list[int] = []
+    for _ in range(w):
+        best = best_key = None
+        best_f = 0
+        for f in range(g, G + 1):
+            bucket, i, m = buckets[f], first[f], moved[f]
+            n = bucket[i] if i < len(bucket) else None
+            if m and (n is None or m[0] < n):
+                n = m[0]
+            if n is None:
+                continue
+            k = (scores[f], n) if scores is not None else key(f, n)
+            if best_key is None or k < best_key:
+                best, best_key, best_f = n, k, f
+        bucket, i = buckets[best_f], first[best_f]
+        if i < len(bucket) and bucket[i] == best:
+            first[best_f] = i + 1
+        else:
+            moved[best_f].pop(0)
+        insort(moved[best_f - g], best)
+        nodes.append(best)
+    return tuple(nodes)
+
+
+def _panel_gang(state: ClusterState, job: Job, key: NodeKey, fit: PanelFit
+                ) -> tuple[int, ...] | None:
+    """``greedy_gang`` on K > 1 domains, through the panel-aware overlay."""
     g = job.gpus_per_instance
     if state.instance_capacity(g) < job.num_instances:
         return None
     G = state.gpus_per_node
-    fit = panel_fit(state, g)
-    overlay = FreeOverlay(state) if fit is None else PanelOverlay(fit)
+    overlay = PanelOverlay(fit)
     nodes: list[int] = []
     for _ in range(job.num_instances):
         best = None
@@ -240,7 +304,7 @@ def greedy_gang(state: ClusterState, job: Job, key: NodeKey) -> tuple[int, ...] 
             k = key(f, n)
             if best_key is None or k < best_key:
                 best, best_key = n, k
-        if best is None:  # K > 1 only: instance_capacity ignores panels
+        if best is None:  # instance_capacity ignores panels
             return None
         overlay.take(best, g)
         nodes.append(best)

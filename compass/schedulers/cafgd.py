@@ -24,8 +24,11 @@ Assumptions ([A]):
   end in (t, t + H] tentatively, in end-time order (jobs ending together at once); at the
   first end time t' where the job would fit with dF_J' < dF_J, hold it (and, by
   head-of-line blocking, the queue) until t'; each job is held at most once; ``hold_window``
-  H = 300 s, 0 disables it. No hold during warm-up. dF_J is the exact gradient sum also
-  when node choice uses quantised scores;
+  H = 300 s, 0 disables it. No hold during warm-up. ``hold_rule="bounded"`` (default, ours)
+  holds only while waiting can pay off: the job has waited less than H since its
+  submission and the empty nodes cannot host the GPUs of every queued job;
+  ``"unbounded"`` (the first rule) holds any job once and serialises a loaded queue;
+  dF_J is the exact gradient sum also when node choice uses quantised scores;
 * end times are start + run time: CAFGD never migrates, so migration pauses never shift
   them and every t' is a departure instant of the simulator.
 """
@@ -37,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, islice
 from operator import itemgetter
-from typing import Any
+from typing import Any, Literal
 
 from sortedcontainers import SortedList
 
@@ -64,6 +67,9 @@ SOURCE_CLAMP_S = 500_000.0
 SHORT_LIFE_WINDOW = 50
 #: A tentative release must lower dF_J by more than this to trigger a hold.
 HOLD_TOLERANCE = 1e-9
+#: When the wait-for-peak hold applies (``CAFGD.may_hold``).
+HoldRule = Literal["bounded", "unbounded"]
+HOLD_RULES: tuple[HoldRule, ...] = ("bounded", "unbounded")
 
 
 def lifecycle_weight(tau: float, clamp: bool = True) -> float:
@@ -166,10 +172,14 @@ class CAFGD(Scheduler):
         quantize_scores: bool = False,
         integer_ramp: bool = False,
         clamp_lifecycle_weight: bool = True,
+        hold_rule: HoldRule = "bounded",
     ) -> None:
         super().__init__(seed=seed)
         if hold_window < 0:
             raise ValueError(f"hold_window must be >= 0, got {hold_window}")
+        if hold_rule not in HOLD_RULES:
+            raise ValueError(f"hold_rule must be one of {HOLD_RULES}, got {hold_rule!r}")
+        self.hold_rule: HoldRule = hold_rule
         self.short_window = short_window
         self.long_window = long_window
         self.water = water
@@ -182,6 +192,10 @@ class CAFGD(Scheduler):
         self._ends: SortedList = SortedList()
         self._end_of: dict[int, float] = {}
         self._hold_until: dict[int, float] = {}
+        #: GPUs requested by the queued jobs (arrived, not yet started)
+        self._queued_gpus = 0
+        #: jobs held so far in this run
+        self.holds = 0
 
     def params(self) -> dict[str, Any]:
         return {
@@ -190,6 +204,7 @@ class CAFGD(Scheduler):
             "long_window": self.long_window,
             "water": self.water,
             "hold_window": self.hold_window,
+            "hold_rule": self.hold_rule,
             "quantize_scores": self.quantize_scores,
             "integer_ramp": self.integer_ramp,
             "clamp_lifecycle_weight": self.clamp_lifecycle_weight,
@@ -208,9 +223,12 @@ class CAFGD(Scheduler):
         self._ends.clear()
         self._end_of.clear()
         self._hold_until.clear()
+        self._queued_gpus = 0
+        self.holds = 0
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.predictor.add(job.gpus_per_instance, job.num_instances)
+        self._queued_gpus += job.total_gpus
         self._gradients.clear()
         return ()
 
@@ -248,15 +266,30 @@ class CAFGD(Scheduler):
         if placed is None:
             return None
         nodes, delta = placed
-        if held_until is None and delta > 0 and self.hold_window > 0:
+        if held_until is None and delta > 0 and self.may_hold(job, state, now):
             until = self.first_better_release(job, state, now, gradient, key, delta)
             if until is not None:
                 self._hold_until[job.job_id] = until
+                self.holds += 1
                 return None
         return self._start(job, nodes, now)
 
+    def may_hold(self, job: Job, state: ClusterState, now: float) -> bool:
+        """Whether waiting for a better node may pay off (docs/baselines.md, CAFGD):
+        "bounded" (default) holds only a job that has waited less than H since its
+        submission, and only while the empty nodes cannot host every queued job's GPUs
+        (capacity is short, so fragmentation costs); "unbounded" is the first rule, which
+        holds any job once, whatever the load."""
+        if self.hold_window <= 0:
+            return False
+        if self.hold_rule == "unbounded":
+            return True
+        return (now - job.submit_time < self.hold_window
+                and state.empty_nodes * state.gpus_per_node < self._queued_gpus)
+
     def _start(self, job: Job, nodes: tuple[int, ...], now: float) -> Placement:
         """Record the job's known end time (start + run time) and admit it."""
+        self._queued_gpus -= job.total_gpus
         end = now + job.duration
         self._end_of[job.job_id] = end
         self._ends.add((end, job.job_id))

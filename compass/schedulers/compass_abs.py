@@ -164,7 +164,10 @@ def _slot_class(width: int) -> DrainClass:
         return [s.anchor for s in space.slots_on(n) if s.width == width]
 
     def hosts(space: AbsSpace) -> list[int]:
-        return [n for n in space.slotted_with_residual(width) if items(space, n)]
+        candidates = space.slotted_with_residual(width)
+        if len(candidates) < 2:  # too few to drain, whatever their slots
+            return candidates
+        return [n for n in candidates if items(space, n)]
 
     return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
                       AbsSpace.move_slot, f"compact-w{width}")
@@ -184,7 +187,10 @@ DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
     """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
     space.operator = cls.operator
-    hosts = sorted(cls.hosts(space), key=lambda n: (-cls.room(space, n), n))
+    hosts = cls.hosts(space)
+    if len(hosts) < 2:  # nothing to drain into
+        return
+    hosts.sort(key=lambda n: (-cls.room(space, n), n))
     while len(hosts) >= 2:
         src, progress = hosts[0], False
         for item in cls.items(space, src):
@@ -205,8 +211,13 @@ def merge_partial_slotted(space: AbsSpace) -> None:
     Visits only those nodes; each merge lowers their count, so the loop ends."""
     space.operator = "repair"
     while True:
-        hosts = [n for n in space.slotted_with_residual(1) if space.slots_on(n)]
-        hosts += [n for n in space.stray_nodes() if n not in hosts and space.slots_on(n)]
+        partial, strays = space.slotted_with_residual(1), space.stray_nodes()
+        if len(partial) + len(strays) < 2:  # no pair to merge
+            return
+        hosts = [n for n in partial if space.slots_on(n)]
+        hosts += [n for n in strays if n not in hosts and space.slots_on(n)]
+        if len(hosts) < 2:
+            return
         merge = next((m for i, a in enumerate(hosts) for b in hosts[i + 1:]
                       if (m := _best_merge(space, a, b)) is not None), None)
         if merge is None:
@@ -323,6 +334,10 @@ class CompassAbs(Scheduler):
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Place each instance, then Compact (Algorithm 1 lines 3-9); None leaves no trace."""
         space = self.space
+        if type(space) is AbsSpace:  # a job that cannot fit is refused without a trial
+            room = space.room_for(job.gpus_per_instance, self.one_gpu_overflow)
+            if room is not None and room < job.num_instances:
+                return None
         space.begin()
         nodes = place_instances(space, job, self.one_gpu_overflow)
         if nodes is None:

@@ -8,11 +8,15 @@ public. Spec: shared/design/baselines.md section 5. Assumptions [A]:
 * all GPUs are equal, so FFT's throughput heterogeneity and fairness compensation vanish and
   the round's cost-minimisation becomes a defragmenting repack;
 * round length L = 360 s (Gavel's); rounds start at t = 0, L, 2L, ... (the engine's timer);
-* the ILP (``repack``): min used nodes, then migrated instances, then low node indices, then
-  [A, ours] fewer partial nodes; time limit 10 s, gap 0, CBC warm-started from the current
-  placement (SciPy's HiGHS interface takes no warm start); if the best solution found does
-  not lower the used-node count, nothing migrates; a round whose used-node count already
-  equals the bound ceil(T / G) skips the solver (the ILP could not lower it);
+* the ILP (``repack``), ``objective="used-nodes"`` (default, the spec's): min used nodes,
+  then migrated instances, then low node indices, then [A, ours] fewer partial nodes;
+  ``objective="partial-nodes"`` [ours]: min partial nodes, then migrated instances, then
+  low node indices. Gap 0, at most ``node_limit`` branch-and-bound nodes (10,000; no
+  wall-clock limit unless ``time_limit`` is set, so decisions never depend on machine
+  speed), CBC warm-started from the current placement (SciPy's HiGHS interface takes no
+  warm start); if the best solution found does not lower the objective's first term,
+  nothing migrates; a round already at that term's bound (ceil(T / G) used nodes, Phi*
+  partial nodes) skips the solver;
 * queued jobs are not admitted inside the ILP (the normal best-fit pass follows it);
 * counts are realised into moves by the spec's selection rule (``realise``), ordered so that
   every intermediate state fits; if no such order exists the round migrates nothing.
@@ -23,22 +27,24 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from compass.cluster import ClusterState
+from compass.fragmentation import state_phi_star
 from compass.milp import SOLVERS, Solver
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import realise
 from compass.schedulers.registry import register
-from compass.schedulers.repack import repack
+from compass.schedulers.repack import NODE_LIMIT, repack
 
 
 @dataclass
 class FFTStats:
-    """What the rounds did (for reports): rounds, ILP solves, time-outs, repacks, moves, and
-    repacks dropped because their moves had no valid one-by-one order."""
+    """What the rounds did (for reports): rounds, ILP solves, solves a limit stopped before
+    a proof of optimality (``timeouts``), repacks, moves, and repacks dropped because their
+    moves had no valid one-by-one order."""
 
     rounds: int = 0
     solves: int = 0
@@ -49,6 +55,11 @@ class FFTStats:
     solve_seconds: float = 0.0
 
 
+#: What the round's ILP minimises first (``FFT.objective``).
+FftObjective = Literal["used-nodes", "partial-nodes"]
+FFT_OBJECTIVES: tuple[FftObjective, ...] = ("used-nodes", "partial-nodes")
+
+
 @register
 class FFT(Scheduler):
     """Round-based: ILP repack at each round start, best-fit FIFO inside the round."""
@@ -56,38 +67,55 @@ class FFT(Scheduler):
     name = "fft"
 
     def __init__(
-        self, *, round_s: float = 360.0, time_limit: float = 10.0,
-        solver: Solver = "cbc", seed: int = 0,
+        self, *, round_s: float = 360.0, time_limit: float | None = None,
+        node_limit: int = NODE_LIMIT, solver: Solver = "cbc",
+        objective: FftObjective = "used-nodes", seed: int = 0,
     ) -> None:
         super().__init__(seed=seed)
-        if round_s <= 0 or time_limit <= 0:
-            raise ValueError("round_s and time_limit must be > 0")
+        if round_s <= 0 or (time_limit is not None and time_limit <= 0) or node_limit < 1:
+            raise ValueError("round_s and time_limit must be > 0 and node_limit >= 1")
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+        if objective not in FFT_OBJECTIVES:
+            raise ValueError(f"objective must be one of {FFT_OBJECTIVES}, got {objective!r}")
         self.timer_period = round_s
         self.time_limit = time_limit
+        self.node_limit = node_limit
         self.solver: Solver = solver
+        self.objective: FftObjective = objective
         self.stats = FFTStats()
 
     def params(self) -> dict[str, Any]:
         return {"round_s": self.timer_period, "time_limit": self.time_limit,
-                "solver": self.solver, "seed": self.seed}
+                "node_limit": self.node_limit, "solver": self.solver,
+                "objective": self.objective, "seed": self.seed}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self.stats = FFTStats()
 
     def on_timer(self, state: ClusterState, now: float) -> tuple[Move, ...]:
-        """Round start: repack if the ILP lowers the used-node count (spec section 5)."""
+        """Round start: repack if the ILP lowers the used-node count ("used-nodes") or the
+        partial-node count ("partial-nodes"); spec section 5."""
         self.stats.rounds += 1
-        used = state.nodes - state.empty_nodes
-        if used <= -(-state.used_gpus // state.gpus_per_node):
+        if self.objective == "used-nodes":
+            current = state.nodes - state.empty_nodes
+            bound = -(-state.used_gpus // state.gpus_per_node)
+        else:
+            current = state.partial_nodes
+            bound = state_phi_star(state.counts, state.used_gpus, state.nodes,
+                                   state.gpus_per_node)[0]
+        if current <= bound:  # the ILP could not lower it
             return ()
         started = time.perf_counter()
-        solution = repack(state, self.time_limit, self.solver)
+        solution = repack(state, self.time_limit, self.solver, node_limit=self.node_limit,
+                          objective="fft" if self.objective == "used-nodes" else self.objective)
         self.stats.solve_seconds += time.perf_counter() - started
         self.stats.solves += 1
         self.stats.timeouts += solution is None or not solution.optimal
-        if solution is None or solution.used >= used:
+        if solution is None:
+            return ()
+        reached = solution.used if self.objective == "used-nodes" else solution.partial
+        if reached >= current:
             return ()
         moves = realise(state, solution.target)
         if moves is None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import NodeKey, greedy_gang
+from compass.schedulers.base import NodeKey, ScoreKey, greedy_gang
 
 #: A size distribution: instance size g -> weight (mass 1 except CAFGD's blended m(tau)).
 SizeDistribution = Mapping[int, float]
@@ -118,10 +118,7 @@ class FragmentationGradient:
     def node_key(self, g: int, quantize: bool = False) -> NodeKey:
         """FGD's node rule for g-GPU instances: min (dF, n), or max (score, then min n)."""
         row = self.delta(g)
-        if quantize:
-            scores = [-quantized_score(d) for d in row]
-            return lambda f, n: (scores[f], n)
-        return lambda f, n: (row[f], n)
+        return ScoreKey([-quantized_score(d) for d in row] if quantize else row)
 
     def placement_gradient(self, state: ClusterState, g: int, nodes: Iterable[int]) -> float:
         """Sum of dF over a gang's instances placed in order on ``nodes`` (spec s. 3, dF_J)."""

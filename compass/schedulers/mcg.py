@@ -28,23 +28,81 @@ Assumptions ([A]):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Move, NodeKey, Placement, Scheduler, greedy_gang
+from compass.schedulers.base import (
+    Move,
+    NodeKey,
+    Placement,
+    Scheduler,
+    ScoreKey,
+    greedy_gang,
+    panel_fit,
+)
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SizeDistribution,
     SlidingHistogram,
-    blend,
     checked_distribution,
     gradient_gang,
-    instance_histogram,
-    normalized,
 )
 from compass.schedulers.registry import register
+
+Shape = tuple[int, int]
+
+
+def _fifo_key(job: Job) -> tuple[float, int]:
+    return job.submit_time, job.job_id
+
+
+@dataclass
+class PendingJobs:
+    """MCG's mirror of the FIFO queue (fed by ``on_arrival`` and its own placements): the
+    jobs in arrival order, grouped by shape (g, w), and their instances per size, so that a
+    pass costs O(shapes) greedy placements instead of O(queue). ``in_order``: arrivals came
+    in (submit, id) order, so every group is sorted by it."""
+
+    jobs: dict[int, Job] = field(default_factory=dict)
+    groups: dict[Shape, dict[int, Job]] = field(default_factory=dict)
+    sizes: Counter[int] = field(default_factory=Counter)
+    in_order: bool = True
+
+    @classmethod
+    def of(cls, queue: Iterable[Job]) -> PendingJobs:
+        pending = cls()
+        for job in queue:
+            pending.add(job)
+        return pending
+
+    def add(self, job: Job) -> None:
+        if self.jobs and _fifo_key(job) < _fifo_key(next(reversed(self.jobs.values()))):
+            self.in_order = False
+        self.jobs[job.job_id] = job
+        self.groups.setdefault((job.gpus_per_instance, job.num_instances), {})[job.job_id] = job
+        self.sizes[job.gpus_per_instance] += job.num_instances
+
+    def remove(self, job: Job) -> None:
+        if self.jobs.pop(job.job_id, None) is None:
+            return
+        shape = (job.gpus_per_instance, job.num_instances)
+        group = self.groups[shape]
+        del group[job.job_id]
+        if not group:
+            del self.groups[shape]
+        self.sizes[job.gpus_per_instance] -= job.num_instances
+
+    def mirrors(self, queue: Sequence[Job]) -> bool:
+        """Whether this holds ``queue``'s jobs (checked by length, head and tail: O(1))."""
+        if len(queue) != len(self.jobs):
+            return False
+        return not queue or (queue[0].job_id == next(iter(self.jobs))
+                             and queue[-1].job_id == next(reversed(self.jobs)))
 
 
 @register
@@ -76,6 +134,10 @@ class MCG(Scheduler):
         self.recent = SlidingHistogram(recent_window)
         self.gradient: FragmentationGradient | None = None
         self._keys: dict[int, NodeKey] = {}
+        self._pending = PendingJobs()
+        #: greedy placements of this pass's shapes, valid until the first admission
+        self._planned: dict[Shape, tuple[int, ...]] = {}
+        self._planned_on: tuple[int, int] = (-1, -1)
 
     def params(self) -> dict[str, Any]:
         return {
@@ -95,20 +157,44 @@ class MCG(Scheduler):
         self.recent = SlidingHistogram(self.recent_window)
         self.gradient = None
         self._keys = {}
+        self._pending = PendingJobs()
+        self._planned = {}
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         for _ in range(job.num_instances):
             self.recent.add(job.gpus_per_instance)
+        self._pending.add(job)
         return ()
+
+    def check(self, state: ClusterState) -> None:
+        queued = [j for j in self._pending.jobs.values() if state.is_running(j.job_id)]
+        assert not queued, f"mcg: jobs {[j.job_id for j in queued]} are queued and running"
+
+    def _mirror(self, queue: Sequence[Job]) -> PendingJobs:
+        """The pending jobs of ``queue`` (rebuilt if the mirror does not hold them)."""
+        if not self._pending.mirrors(queue):
+            self._pending = PendingJobs.of(queue)
+        return self._pending
 
     def pass_distribution(self, queue: Sequence[Job], gpus_per_node: int) -> dict[int, float]:
         """p = beta P_pend + (1 - beta) P_recent, or the injected p (spec s. 4)."""
         if self.distribution is not None:
             return checked_distribution(self.distribution, gpus_per_node)
-        recent = self.recent.distribution()
         if not queue:
-            return recent
-        return blend(normalized(instance_histogram(queue)), recent, self.beta)
+            return self.recent.distribution()
+        # blend(normalized(pending sizes), normalized(recent), beta), in one pass over 1..G
+        pending, recent = self._mirror(queue).sizes, self.recent.counts
+        pending_total, recent_total = sum(pending.values()), sum(recent.values())
+        beta, rest = self.beta, 1.0 - self.beta
+        mixed = {}
+        for size in range(1, gpus_per_node + 1):
+            a, b = pending.get(size, 0), recent.get(size, 0)
+            if a or b:
+                value = (beta * (a / pending_total if a else 0.0)
+                         + rest * (b / recent_total if b else 0.0))
+                if value:
+                    mixed[size] = value
+        return mixed
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
@@ -116,17 +202,58 @@ class MCG(Scheduler):
         """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
         the pass and the first refusal stops it; with backfill refusals are skipped, and the
         pass is FIFO with blocking while the oldest job starves."""
+        self._keys = {}
+        self._planned = {}
+        head = queue[0] if queue else None
+        if (head is not None and not self.backfill and panel_fit(state, 1) is None
+                and state.instance_capacity(head.gpus_per_instance) < head.num_instances):
+            # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
+            self.gradient = None
+            return [head], True
         self.gradient = FragmentationGradient.of(
             self.pass_distribution(queue, state.gpus_per_node), state.gpus_per_node)
-        self._keys = {}
         if not queue:
             return queue, True
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        keys = {j.job_id: self.job_gradient(j, state) for j in queue}
-        if not self.backfill and keys[queue[0].job_id] == math.inf:
-            return [queue[0]], True
-        order = sorted(queue, key=lambda j: (keys[j.job_id], j.submit_time, j.job_id))
+        # dF_J depends on the job only through its shape (g, w): one greedy placement per shape
+        pending = self._mirror(queue)
+        head_shape = (head.gpus_per_instance, head.num_instances)
+        planned: dict[Shape, tuple[int, ...]] = {}
+
+        def shape_gradient(job: Job) -> float:
+            gradient, key = self._rule(job.gpus_per_instance)
+            placed = gradient_gang(state, job, gradient, key)
+            if placed is None:
+                return math.inf
+            planned[job.gpus_per_instance, job.num_instances] = placed[0]
+            return placed[1]
+
+        keys = {head_shape: shape_gradient(head)}
+        if not self.backfill and keys[head_shape] == math.inf:
+            return [head], True
+        for shape, group in pending.groups.items():
+            if shape not in keys:
+                keys[shape] = shape_gradient(next(iter(group.values())))
+        # the first job offered is placed on the state these placements were planned on
+        self._planned = planned
+        self._planned_on = (state.used_gpus, state.running_job_count)
+        if not pending.in_order:
+            order = sorted(queue, key=lambda j: (keys[j.gpus_per_instance, j.num_instances],
+                                                 j.submit_time, j.job_id))
+            return order, not self.backfill
+        # sorted by (dF_J, submit, id): groups by dF_J, each group already in FIFO order
+        tied: dict[float, list[Shape]] = {}
+        for shape in pending.groups:
+            tied.setdefault(keys[shape], []).append(shape)
+        order = []
+        for key in sorted(tied):
+            shapes = tied[key]
+            if len(shapes) == 1:
+                order.extend(pending.groups[shapes[0]].values())
+            else:
+                order.extend(sorted(chain.from_iterable(pending.groups[s].values()
+                                                        for s in shapes), key=_fifo_key))
         return order, not self.backfill
 
     def job_gradient(self, job: Job, state: ClusterState) -> float:
@@ -136,8 +263,19 @@ class MCG(Scheduler):
         return math.inf if placed is None else placed[1]
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
-        nodes = greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
-        return None if nodes is None else Placement(job.job_id, nodes)
+        if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
+            return None  # greedy_gang's own first test, before any gradient is needed
+        nodes = None
+        if self._planned:  # the pass's first placement: its state is the one planned on
+            if self._planned_on == (state.used_gpus, state.running_job_count):
+                nodes = self._planned.get((job.gpus_per_instance, job.num_instances))
+            self._planned = {}
+        if nodes is None:
+            nodes = greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
+        if nodes is None:
+            return None
+        self._pending.remove(job)
+        return Placement(job.job_id, nodes)
 
     def _rule(self, g: int) -> tuple[FragmentationGradient, NodeKey]:
         """The pass's gradient tables and node key for g-GPU instances."""
@@ -152,4 +290,4 @@ def node_key(gradient: FragmentationGradient, g: int, lb_weight: float) -> NodeK
     """(dF + lambda_lb u_after, used GPUs after, n): lower wins (spec s. 4 node rule)."""
     row = gradient.delta(g)
     G = gradient.gpus_per_node
-    return lambda f, n: (row[f] + lb_weight * (G - f + g) / G, G - f + g, n)
+    return ScoreKey([(row[f] + lb_weight * (G - f + g) / G, G - f + g) for f in range(G + 1)])

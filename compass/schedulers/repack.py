@@ -37,7 +37,11 @@ from compass.fragmentation import bin_configurations
 from compass.milp import Milp, Solution, Solver
 from compass.schedulers.realise import node_counts
 
-Objective = Literal["fft", "repair"]
+Objective = Literal["fft", "partial-nodes", "repair"]
+OBJECTIVES: tuple[Objective, ...] = ("fft", "partial-nodes", "repair")
+#: Branch-and-bound nodes per solve (FFT's rounds, SIFOpt's repair): a deterministic limit,
+#: so that decisions never depend on machine speed (no wall-clock limit by default).
+NODE_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Repack:
     used: int
     migrations: int
     optimal: bool
+    partial: int = 0
 
 
 @dataclass
@@ -90,8 +95,10 @@ def build_model(
     """Repack the running instances plus ``added[g]`` new ones of each size g.
 
     ``objective="fft"``: used nodes, then migrated instances, then node indices, then partial
-    nodes (module docstring). ``"repair"`` (SIFOpt): migrated GPUs, then migrated instances
-    (moving few GPUs needs little free room, so such targets are easier to order one by one).
+    nodes (module docstring). ``"partial-nodes"`` (FFT's variant): partial nodes, then
+    migrated instances, then node indices. ``"repair"`` (SIFOpt): migrated GPUs, then
+    migrated instances (moving few GPUs needs little free room, so such targets are easier
+    to order one by one).
     ``max_partial`` bounds the partial nodes. Migrations count running instances only.
     """
     G, N = state.gpus_per_node, state.nodes
@@ -134,11 +141,15 @@ def _costs(
         w_move = N * (N + 1) ** 2
         z_cost = w_move * leaving.sum(axis=2) + partial
         u_cost = w_move * (instances + 1) + (N + 1) * order
+    elif objective == "partial-nodes":  # index sum < N^2 per unit of migration
+        w_move = N * N
+        z_cost = w_move * (instances + 1) * partial + w_move * leaving.sum(axis=2)
+        u_cost = order
     elif objective == "repair":
         z_cost = (instances + 1) * (leaving @ sizes) + leaving.sum(axis=2)
         u_cost = np.zeros(N)
     else:
-        raise ValueError(f"objective must be 'fft' or 'repair', got {objective!r}")
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     return np.concatenate([z_cost.ravel(), u_cost]).astype(float)
 
 
@@ -188,10 +199,11 @@ def _warm(
     return warm
 
 
-def solve_model(model: RepackModel, time_limit: float, solver: Solver) -> Solution | None:
-    """Best solution found within ``time_limit`` s (``Solution.optimal``: proven optimal);
-    None if none was found in time."""
-    return milp.solve(model.problem, solver, time_limit)
+def solve_model(model: RepackModel, time_limit: float | None, solver: Solver,
+                node_limit: int | None = None) -> Solution | None:
+    """Best solution found within the limits (``Solution.optimal``: proven optimal); None if
+    none was found before a limit stopped the search."""
+    return milp.solve(model.problem, solver, time_limit, node_limit=node_limit)
 
 
 def targets(model: RepackModel, x: np.ndarray, gpus_per_node: int) -> np.ndarray:
@@ -215,20 +227,24 @@ def _fullest_first(config: tuple[int, ...]) -> tuple[int, list[int]]:
 
 def repack(
     state: ClusterState,
-    time_limit: float = 10.0,
+    time_limit: float | None = None,
     solver: Solver = "cbc",
     *,
     added: Sequence[int] | None = None,
     objective: Objective = "fft",
     max_partial: int | None = None,
+    node_limit: int | None = None,
 ) -> Repack | None:
-    """Solve the repacking ILP on ``state`` (options: see ``build_model``); None if the
-    solver found no solution within ``time_limit`` seconds."""
+    """Solve the repacking ILP on ``state`` (options: see ``build_model``); None if a limit
+    (``node_limit`` branch-and-bound nodes, ``time_limit`` seconds) stopped the solver
+    before it found a solution."""
     model = build_model(state, added=added, objective=objective, max_partial=max_partial)
-    solution = solve_model(model, time_limit, solver)
+    solution = solve_model(model, time_limit, solver, node_limit)
     if solution is None:
         return None
     target = targets(model, solution.x, state.gpus_per_node)
     migrations = int(np.maximum(node_counts(state) - target, 0).sum())
-    used = int((target.sum(axis=1) > 0).sum())
-    return Repack(target, used, migrations, solution.optimal)
+    load = target @ np.arange(state.gpus_per_node + 1)
+    used = int((load > 0).sum())
+    partial = int(((load > 0) & (load < state.gpus_per_node)).sum())
+    return Repack(target, used, migrations, solution.optimal, partial)

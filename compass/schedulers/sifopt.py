@@ -50,7 +50,7 @@ from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import node_counts, realise
 from compass.schedulers.registry import register
-from compass.schedulers.repack import repack
+from compass.schedulers.repack import NODE_LIMIT, repack
 
 Plan = dict[int, tuple[int, ...]]
 
@@ -142,11 +142,13 @@ class SIFOpt(Scheduler):
     name = "sifopt"
 
     def __init__(
-        self, *, keep_optimal: bool = True, repair_time_limit: float = 10.0, seed: int = 0
+        self, *, keep_optimal: bool = True, repair_time_limit: float | None = None,
+        repair_node_limit: int = NODE_LIMIT, seed: int = 0
     ) -> None:
         super().__init__(seed=seed)
         self.keep_optimal = keep_optimal
         self.repair_time_limit = repair_time_limit
+        self.repair_node_limit = repair_node_limit
         self._queue: deque[Job] = deque()
         self._plan: Plan = {}
         #: Rearrangements whose witness moves had no valid one-by-one order (repaired) ...
@@ -156,7 +158,7 @@ class SIFOpt(Scheduler):
 
     def params(self) -> dict[str, Any]:
         return {"keep_optimal": self.keep_optimal, "repair_time_limit": self.repair_time_limit,
-                "seed": self.seed}
+                "repair_node_limit": self.repair_node_limit, "seed": self.seed}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self._queue = deque()
@@ -210,7 +212,7 @@ class SIFOpt(Scheduler):
         self.repairs += 1
         added = np.array(counts) - current.sum(axis=0)
         repair = repack(state, self.repair_time_limit, "highs", added=added,
-                        objective="repair", max_partial=phi)
+                        objective="repair", max_partial=phi, node_limit=self.repair_node_limit)
         if repair is not None:
             plan, moves = _realise_target(state, repair.target, current, admitted)
             if moves is not None:
