@@ -9,8 +9,8 @@ workload knowledge; spot quotas, preemption and GFS's forecaster are not modelle
 from __future__ import annotations
 
 from compass.cluster import ClusterState
-from compass.fragmentation import domain_panels
 from compass.model import Job
+from compass.panels import domain_panels
 from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 
