@@ -1,0 +1,257 @@
+"""COMPASS-ABS+: our extension beyond the paper (docs/theory.md, "COMPASS-ABS+").
+
+Built on the corrected ``compass-abs`` and its operators (Place, Remove, Compact and the
+slotted repair of ``compass_abs``), it changes when the scheduler refuses and when it
+migrates. Each mechanism is a constructor parameter, so an ablation can switch it off:
+
+* ``mixed_nodes``: an extended space in which a node may hold slots and 1-GPU instances
+  outside slots (strays, ``abs_space``). When the paper's Place refuses the head, it is
+  placed there without any move: an anchor takes the fullest pool node with room (its
+  occupants become strays where they are), a 1-GPU instance the slotted node with the
+  least free residual.
+* ``admit_by_compaction`` (needs ``mixed_nodes``): when even that fails but moving a few
+  instances between partial nodes would make room, the cheapest such move set (fewest
+  moved jobs, then instances; ``abs_moves.find_plan``) is applied before the placement
+  (``Placement.pre_moves``, operator "admit").
+* ``lazy_compaction``: no Compact after an event while N x SIF <= ``nsif`` (2: the bound of
+  Theorem 1, eq. 10), so strays are not re-homed either. Above it, the cheapest move sets
+  that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
+  bound holds; if none is found, compass-abs's passes and then its whole settle, each only
+  while still needed. Off: Compact and re-homing after every event, as compass-abs.
+* ``defer_compaction``: a departure's compaction waits when the queue head fits without
+  moves, hence is admitted at this same instant (later departures only add room): the
+  admission may fill the gaps, and its own instances move free.
+
+Moves of jobs started at the current instant cost nothing in every search (the engine
+launches them where they end up). With every mechanism off it makes exactly compass-abs's
+decisions (tested).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from compass.cluster import ClusterState
+from compass.fragmentation import state_phi_star
+from compass.model import Job, slot_width
+from compass.schedulers.abs_moves import (
+    Plan,
+    apply_plan,
+    find_fill,
+    find_plan,
+    pool_in_place,
+)
+from compass.schedulers.abs_space import AbsSpace
+from compass.schedulers.base import Move, Placement
+from compass.schedulers.compass_abs import (
+    DRAIN_CLASSES,
+    CompassAbs,
+    best_fit_drain,
+    merge_partial_slotted,
+    place_instances,
+    remove_instances,
+    settle,
+)
+from compass.schedulers.registry import register
+
+
+def _settle(space: AbsSpace) -> None:
+    settle(space, True)
+
+
+#: Lazy compaction's fallback, after evacuations: COMPASS-ABS's passes, cheapest first,
+#: then its whole settle; it stops as soon as the bound holds.
+FALLBACK_STEPS: tuple[Callable[[AbsSpace], None], ...] = (
+    *(lambda space, cls=cls: best_fit_drain(space, cls) for cls in DRAIN_CLASSES),
+    merge_partial_slotted,
+    _settle,
+)
+
+
+def partial_bound(counts: Sequence[int], used_gpus: int, nodes: int, gpus_per_node: int,
+                  nsif: int = 2) -> int:
+    """Most partial nodes with N x SIF <= ``nsif``: Phi* + nsif (eq. 2; Phi* by eq. 21
+    while the WCC holds, else the memoised exact oracle, as the timeline computes it)."""
+    return state_phi_star(tuple(counts), used_gpus, nodes, gpus_per_node)[0] + nsif
+
+
+@dataclass
+class PlusStats:
+    """What the mechanisms did in a run (for reports): heads admitted in the extended space
+    without moves, admitted by compaction (and those moves), lazy compactions run, departures
+    whose compaction was deferred, lazy compactions that fell back to compass-abs's passes,
+    and decisions after which N x SIF still exceeded the bound."""
+
+    mixed_admissions: int = 0
+    compaction_admissions: int = 0
+    admission_moves: int = 0
+    lazy_compactions: int = 0
+    deferred: int = 0
+    fallbacks: int = 0
+    over_bound: int = 0
+
+    def record(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@register
+class CompassAbsPlus(CompassAbs):
+    """COMPASS-ABS+ (ours): compass-abs with mixed nodes, admission by compaction and lazy
+    compaction (module docstring)."""
+
+    name = "compass-abs-plus"
+
+    def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
+                 admit_by_compaction: bool = True, lazy_compaction: bool = True,
+                 defer_compaction: bool = True, nsif: int = 2, max_nodes: int = 6,
+                 max_jobs: int = 2, max_evals: int = 400) -> None:
+        super().__init__(seed=seed)
+        if admit_by_compaction and not mixed_nodes:
+            raise ValueError("admit_by_compaction moves instances into the extended space: "
+                             "it needs mixed_nodes=True")
+        if min(max_nodes, max_jobs, max_evals) < 1 or nsif < 0:
+            raise ValueError("need max_nodes, max_jobs, max_evals >= 1 and nsif >= 0")
+        self.mixed_nodes = mixed_nodes
+        self.admit_by_compaction = admit_by_compaction
+        self.lazy_compaction = lazy_compaction
+        self.defer_compaction = defer_compaction
+        self.nsif = nsif
+        self.max_nodes = max_nodes
+        self.max_jobs = max_jobs
+        self.max_evals = max_evals
+        self.stats = PlusStats()
+        self._started_at = -math.inf
+        self._started: set[int] = set()
+        #: the FIFO queue, mirrored from on_arrival and admissions (insertion order)
+        self._queue: dict[int, Job] = {}
+
+    def params(self) -> dict[str, Any]:
+        return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
+                "admit_by_compaction": self.admit_by_compaction,
+                "lazy_compaction": self.lazy_compaction,
+                "defer_compaction": self.defer_compaction, "nsif": self.nsif,
+                "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
+                "max_evals": self.max_evals}
+
+    def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
+        super().reset(state, workload)
+        self.stats = PlusStats()
+        self._started_at, self._started, self._queue = -math.inf, set(), {}
+
+    def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        """The paper's Place; else the extended space's; else admission by compaction; then
+        the (lazy) Compact. None leaves no trace."""
+        space = self.space
+        space.begin()
+        nodes = place_instances(space, job)
+        pre = 0
+        if nodes is None and self.mixed_nodes:
+            space.rollback()
+            nodes = place_instances(space, job, mixed=True)
+            self.stats.mixed_admissions += nodes is not None
+        if nodes is None and self.admit_by_compaction:
+            space.rollback()
+            empty = state.nodes_with_free(state.gpus_per_node)[:job.num_instances]
+            plan = self._plan(job.gpus_per_instance, job.num_instances, empty, now)
+            if plan is not None:
+                space.operator = "admit"
+                apply_plan(space, plan)
+                pre = space.recorded_moves()
+                nodes = place_instances(space, job, mixed=True)
+                if nodes is None:
+                    raise RuntimeError(f"{self.name}: the admission plan for job "
+                                       f"{job.job_id} made no room (a bug)")
+                self.stats.compaction_admissions += 1
+                self.stats.admission_moves += pre
+        if nodes is None:
+            space.rollback()
+            return None
+        if now != self._started_at:
+            self._started_at, self._started = now, set()
+        self._started.add(job.job_id)
+        self._queue.pop(job.job_id, None)
+        counts = list(state.counts)
+        counts[job.gpus_per_instance] += job.num_instances
+        self._finish(space, state, counts, state.used_gpus + job.total_gpus, now)
+        moves = space.commit()
+        return Placement(job.job_id, tuple(nodes), moves[pre:], moves[:pre])
+
+    def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        self._queue[job.job_id] = job
+        return ()
+
+    def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        """Remove (strays kept where they are when lazy), then the (lazy) Compact, deferred
+        to the head's admission at this instant when it is sure to come."""
+        space = self.space
+        space.begin()
+        remove_instances(space, job, rehome=not self.lazy_compaction)
+        defer = self._head_fits()
+        self.stats.deferred += defer
+        self._finish(space, state, state.counts, state.used_gpus, now, compact=not defer)
+        return space.commit()
+
+    def _head_fits(self) -> bool:
+        """Whether the queue head fits without moves (so the admission pass at this instant
+        admits it; later departures only add room): then the Compact a departure needs can
+        wait for that admission, which may fill the gaps and whose own instances move free."""
+        if not (self.defer_compaction and self._queue):
+            return False
+        head = next(iter(self._queue.values()))
+        g = head.gpus_per_instance
+        return self.space.capacity(slot_width(g) if g > 1 else 1) >= head.num_instances
+
+    def check(self, state: ClusterState) -> None:
+        self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
+
+    def _free_jobs(self, now: float) -> frozenset[int]:
+        """Jobs started at ``now``: moving them is free (they are launched where they end up)."""
+        return frozenset(self._started) if now == self._started_at else frozenset()
+
+    def _plan(self, g: int, count: int, empty: Sequence[int], now: float) -> Plan | None:
+        """``find_plan`` with this scheduler's bounds; moves of jobs started at ``now`` are
+        free (they are launched where they end up)."""
+        return find_plan(self.space, g, count, empty, free_jobs=self._free_jobs(now),
+                         max_nodes=self.max_nodes, max_jobs=self.max_jobs,
+                         max_evals=self.max_evals)
+
+    def _finish(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
+                used_gpus: int, now: float, compact: bool = True) -> None:
+        """End of a decision: Compact (unless deferred), after every event or (lazy) only
+        while N x SIF > nsif; then nodes left with only strays pool them in place."""
+        if compact and self.lazy_compaction:
+            self._compact_lazily(space, state, counts, used_gpus, now)
+        elif compact:
+            settle(space, self.repair)
+        for n in space.stray_nodes():
+            if space.holds_only_strays(n):
+                pool_in_place(space, n)
+
+    def _compact_lazily(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
+                        used_gpus: int, now: float) -> None:
+        """While N x SIF > nsif: the cheaper of the cheapest fill of a partial node
+        (``find_fill``) and the cheapest evacuation of one (``find_plan`` for a virtual
+        G-GPU instance); when neither exists, compass-abs's passes and settle
+        (``FALLBACK_STEPS``), each only while still needed."""
+        bound = partial_bound(counts, used_gpus, state.nodes, state.gpus_per_node, self.nsif)
+        if space.partial_count() <= bound:
+            return
+        self.stats.lazy_compactions += 1
+        space.operator = "lazy-compact"
+        free = self._free_jobs(now)
+        while space.partial_count() > bound:
+            plans = [p for p in (self._plan(space.gpus_per_node, 1, (), now),
+                                 find_fill(space, free_jobs=free, max_nodes=self.max_nodes,
+                                           max_jobs=self.max_jobs)) if p is not None]
+            if not plans:
+                break
+            apply_plan(space, min(plans, key=lambda p: p.cost))
+        for step in FALLBACK_STEPS:
+            if space.partial_count() <= bound:
+                return
+            self.stats.fallbacks += step is FALLBACK_STEPS[0]
+            step(space)
+        self.stats.over_bound += space.partial_count() > bound
