@@ -18,9 +18,6 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
   that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
   bound holds; if none is found, compass-abs's passes and then its whole settle, each only
   while still needed. Off: Compact and re-homing after every event, as compass-abs.
-* ``defer_compaction``: a departure's compaction waits when the queue head fits without
-  moves, hence is admitted at this same instant (later departures only add room): the
-  admission may fill the gaps, and its own instances move free.
 
 Moves of jobs started at the current instant cost nothing in every search (the engine
 launches them where they end up). With every mechanism off it makes exactly compass-abs's
@@ -81,15 +78,14 @@ def partial_bound(counts: Sequence[int], used_gpus: int, nodes: int, gpus_per_no
 @dataclass
 class PlusStats:
     """What the mechanisms did in a run (for reports): heads admitted in the extended space
-    without moves, admitted by compaction (and those moves), lazy compactions run, departures
-    whose compaction was deferred, lazy compactions that fell back to compass-abs's passes,
-    and decisions after which N x SIF still exceeded the bound."""
+    without moves, admitted by compaction (and those moves), lazy compactions run, those that
+    fell back to compass-abs's passes, and decisions after which N x SIF still exceeded the
+    bound."""
 
     mixed_admissions: int = 0
     compaction_admissions: int = 0
     admission_moves: int = 0
     lazy_compactions: int = 0
-    deferred: int = 0
     fallbacks: int = 0
     over_bound: int = 0
 
@@ -106,8 +102,8 @@ class CompassAbsPlus(CompassAbs):
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
-                 defer_compaction: bool = True, nsif: int = 2, max_nodes: int = 6,
-                 max_jobs: int = 2, max_evals: int = 400) -> None:
+                 nsif: int = 2, max_nodes: int = 6, max_jobs: int = 2,
+                 max_evals: int = 400) -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
             raise ValueError("admit_by_compaction moves instances into the extended space: "
@@ -117,7 +113,6 @@ class CompassAbsPlus(CompassAbs):
         self.mixed_nodes = mixed_nodes
         self.admit_by_compaction = admit_by_compaction
         self.lazy_compaction = lazy_compaction
-        self.defer_compaction = defer_compaction
         self.nsif = nsif
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
@@ -125,21 +120,19 @@ class CompassAbsPlus(CompassAbs):
         self.stats = PlusStats()
         self._started_at = -math.inf
         self._started: set[int] = set()
-        #: the FIFO queue, mirrored from on_arrival and admissions (insertion order)
-        self._queue: dict[int, Job] = {}
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
                 "admit_by_compaction": self.admit_by_compaction,
                 "lazy_compaction": self.lazy_compaction,
-                "defer_compaction": self.defer_compaction, "nsif": self.nsif,
+                "nsif": self.nsif,
                 "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
                 "max_evals": self.max_evals}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         super().reset(state, workload)
         self.stats = PlusStats()
-        self._started_at, self._started, self._queue = -math.inf, set(), {}
+        self._started_at, self._started = -math.inf, set()
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """The paper's Place; else the extended space's; else admission by compaction; then
@@ -148,11 +141,14 @@ class CompassAbsPlus(CompassAbs):
         space.begin()
         nodes = place_instances(space, job)
         pre = 0
-        if nodes is None and self.mixed_nodes:
+        g = job.gpus_per_instance
+        fits = self.mixed_nodes and space.capacity(slot_width(g) if g > 1 else 1) >= (
+            job.num_instances)
+        if nodes is None and fits:  # the extended space's Place succeeds exactly then
             space.rollback()
             nodes = place_instances(space, job, mixed=True)
-            self.stats.mixed_admissions += nodes is not None
-        if nodes is None and self.admit_by_compaction:
+            self.stats.mixed_admissions += 1
+        if nodes is None and self.admit_by_compaction and not fits:
             space.rollback()
             empty = state.nodes_with_free(state.gpus_per_node)[:job.num_instances]
             plan = self._plan(job.gpus_per_instance, job.num_instances, empty, now)
@@ -172,37 +168,19 @@ class CompassAbsPlus(CompassAbs):
         if now != self._started_at:
             self._started_at, self._started = now, set()
         self._started.add(job.job_id)
-        self._queue.pop(job.job_id, None)
         counts = list(state.counts)
         counts[job.gpus_per_instance] += job.num_instances
         self._finish(space, state, counts, state.used_gpus + job.total_gpus, now)
         moves = space.commit()
         return Placement(job.job_id, tuple(nodes), moves[pre:], moves[:pre])
 
-    def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        self._queue[job.job_id] = job
-        return ()
-
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        """Remove (strays kept where they are when lazy), then the (lazy) Compact, deferred
-        to the head's admission at this instant when it is sure to come."""
+        """Remove (strays kept where they are when lazy), then the (lazy) Compact."""
         space = self.space
         space.begin()
         remove_instances(space, job, rehome=not self.lazy_compaction)
-        defer = self._head_fits()
-        self.stats.deferred += defer
-        self._finish(space, state, state.counts, state.used_gpus, now, compact=not defer)
+        self._finish(space, state, state.counts, state.used_gpus, now)
         return space.commit()
-
-    def _head_fits(self) -> bool:
-        """Whether the queue head fits without moves (so the admission pass at this instant
-        admits it; later departures only add room): then the Compact a departure needs can
-        wait for that admission, which may fill the gaps and whose own instances move free."""
-        if not (self.defer_compaction and self._queue):
-            return False
-        head = next(iter(self._queue.values()))
-        g = head.gpus_per_instance
-        return self.space.capacity(slot_width(g) if g > 1 else 1) >= head.num_instances
 
     def check(self, state: ClusterState) -> None:
         self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
@@ -219,12 +197,12 @@ class CompassAbsPlus(CompassAbs):
                          max_evals=self.max_evals)
 
     def _finish(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
-                used_gpus: int, now: float, compact: bool = True) -> None:
-        """End of a decision: Compact (unless deferred), after every event or (lazy) only
-        while N x SIF > nsif; then nodes left with only strays pool them in place."""
-        if compact and self.lazy_compaction:
+                used_gpus: int, now: float) -> None:
+        """End of a decision: Compact, after every event or (lazy) only while
+        N x SIF > nsif; then nodes left with only strays pool them in place (no moves)."""
+        if self.lazy_compaction:
             self._compact_lazily(space, state, counts, used_gpus, now)
-        elif compact:
+        else:
             settle(space, self.repair)
         for n in space.stray_nodes():
             if space.holds_only_strays(n):
