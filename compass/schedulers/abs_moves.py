@@ -209,7 +209,7 @@ def _cheapest_subsets(units: Sequence[Unit], free_jobs: frozenset[int]
 
 def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
               free_jobs: frozenset[int] = frozenset(), max_nodes: int = 6, max_jobs: int = 2,
-              max_evals: int = 400) -> Plan | None:
+              max_evals: int = 400, beat: tuple[int, int] | None = None) -> Plan | None:
     """The cheapest migrations after which ``count`` anchors of g GPUs fit (module
     docstring), or None.
 
@@ -217,81 +217,133 @@ def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
     whose moves cost nothing (started at this instant: they are launched where they end
     up); they are not counted. Only the room is planned here: the caller applies the moves
     and places the anchors by the ordinary (mixed) Place rule, which finds the room made.
+    ``beat``: return only a plan cheaper than this cost (the search prunes by it).
 
     Unit pools tried: each candidate node's units (a whole node evacuated, or part of it),
     then the units of each job set of up to ``max_jobs`` jobs that could still beat the best
-    plan found (``max_evals`` pools in all).
+    plan found (``max_evals`` pools in all); for a G-wide anchor only the job sets that hold
+    every job of some candidate node (one must be emptied), which loses nothing.
     """
     problem = _Problem(space, g, count, empty, max_nodes)
     if problem.width == 1 or not problem.units or not problem.fits(problem.units):
         return None  # 1-GPU heads never need moves in the extended space
     best: Plan | None = None
+    limit = beat  # the cost to beat
     evals = 0
 
     def consider(units: Sequence[Unit]) -> None:
-        nonlocal best, evals
+        nonlocal best, limit, evals
         evals += 1
         if not units or not problem.fits(units):
             return
         for price, subset in _cheapest_subsets(units, free_jobs):
-            if best is not None and price >= best.cost:
+            if limit is not None and price >= limit:
                 return
             if problem.fits(subset) and (moves := problem.realise(subset)) is not None:
                 best = Plan(moves, *price)
+                limit = best.cost
                 return
 
-    for n in problem.nodes:
-        consider([u for u in problem.units if u.node == n])
+    by_node: dict[int, list[Unit]] = {}
     by_job: dict[int, list[Unit]] = {}
     for u in problem.units:
+        by_node.setdefault(u.node, []).append(u)
         for j in u.jobs:
             by_job.setdefault(j, []).append(u)
-    jobs = sorted(set(by_job) - free_jobs)
-    for k in range(0 if free_jobs else 1, max_jobs + 1):
-        if best is not None and k > best.jobs:
+    for units in by_node.values():
+        consider(units)
+    for chosen in _job_sets(problem, by_node, sorted(set(by_job) - free_jobs), free_jobs,
+                            max_jobs):
+        if limit is not None and len(chosen) > limit[0]:
             break
-        for chosen in combinations(jobs, k):
-            if evals >= max_evals:
-                return best
-            allowed = free_jobs | set(chosen)
-            consider(list({u.key: u for j in allowed for u in by_job.get(j, ())
-                           if u.jobs <= allowed}.values()))
+        if evals >= max_evals:
+            return best
+        allowed = free_jobs | set(chosen)
+        consider(list({u.key: u for j in allowed for u in by_job.get(j, ())
+                       if u.jobs <= allowed}.values()))
     return best
 
 
+def _job_sets(problem: _Problem, by_node: dict[int, list[Unit]], jobs: list[int],
+              free_jobs: frozenset[int], max_jobs: int) -> Iterator[tuple[int, ...]]:
+    """The job sets ``find_plan`` tries, by size then ids: all of up to ``max_jobs`` jobs;
+    for a G-wide anchor only those that hold every job of some candidate node (a node must
+    be emptied, and a unit moves only with all of its jobs)."""
+    sizes = range(0 if free_jobs else 1, max_jobs + 1)
+    if problem.width < problem.space.gpus_per_node:
+        for k in sizes:
+            yield from combinations(jobs, k)
+        return
+    found = set()
+    for units in by_node.values():
+        seed = frozenset().union(*(u.jobs for u in units)) - free_jobs
+        if len(seed) <= max_jobs:
+            rest = [j for j in jobs if j not in seed]
+            for k in range(max_jobs - len(seed) + 1):
+                found.update(tuple(sorted(seed.union(extra))) for extra in combinations(rest, k))
+    yield from sorted(found, key=lambda chosen: (len(chosen), chosen))
+
+
 def find_fill(space: AbsSpace, *, free_jobs: frozenset[int] = frozenset(),
-              max_nodes: int = 6, max_jobs: int = 2) -> Plan | None:
+              max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> Plan | None:
     """The cheapest moves that fill one partial node exactly (it becomes full, so the
     partial nodes drop by at least one), or None.
 
     Targets: the candidate nodes with the least room (``max_nodes`` of them, no open slot
-    vacancy); the units come from the other partial nodes (the ``max_nodes`` with the most
-    room and the other targets). For each job set of up to ``max_jobs`` jobs (plus
-    ``free_jobs``, which cost nothing), the units it may move fill a room r iff some
-    a + 2b + 4d = r with a 1-GPU units, b width-2 and d width-4 slots; the cheapest such
-    choice per job set, the cheapest over targets and job sets wins (ties: lowest target,
-    then job ids). The moves all go into the target, so any order is valid.
+    vacancy), least room first; the units come from the other partial nodes (the
+    ``max_nodes`` with the most room and the other targets). For each job set of up to
+    ``max_jobs`` jobs (plus ``free_jobs``, which cost nothing; ``max_evals`` sets in all),
+    the units it may move fill a room r iff some a + 2b + 4d = r with a 1-GPU units, b
+    width-2 and d width-4 slots; the cheapest choice wins (ties: least room, lowest
+    target, then job ids). It stops at a plan no other can beat (k jobs move at least k
+    instances). The moves all go into the target, so any order is valid.
     """
     G = space.gpus_per_node
     partial = [(room(space, n), n) for n in candidate_nodes(space, space.nodes)]
     targets = sorted(partial)[:max_nodes]
     nodes = sorted({n for _, n in targets} | {n for _, n in partial[:max_nodes]})
     units = [u for n in nodes for u in units_on(space, n)]
+    floor = (0, 0) if free_jobs else (1, 1)
     best: Plan | None = None
+    evals = 0
     for r, t in targets:
-        if r >= G or space.slots_on(t) and any(x.vacancy > 0 for x in space.slots_on(t)):
+        if best is not None and best.cost <= floor:
+            break
+        if r >= G or any(x.vacancy > 0 for x in space.slots_on(t)):
             continue
-        pool = [u for u in units if u.node != t and u.size <= r]
-        jobs = sorted({j for u in pool for j in u.jobs} - free_jobs)
+        by_job: dict[int, list[Unit]] = {}
+        sizes: dict[int, list[int]] = {}  # per job: its units of sizes 1, 2, 4 (an upper bound)
+        for u in units:
+            if u.node != t and u.size <= r:
+                for j in u.jobs:
+                    by_job.setdefault(j, []).append(u)
+                    sizes.setdefault(j, [0, 0, 0, 0, 0])[u.size] += 1
+        free = [sum(sizes.get(j, [0] * 5)[x] for j in free_jobs) for x in range(5)]
+        jobs = sorted(set(by_job) - free_jobs)
         for k in range(0 if free_jobs else 1, max_jobs + 1):
-            if best is not None and k > best.jobs:
+            if best is not None and (k > best.jobs or best.cost <= (k, k)):
                 break
             for chosen in combinations(jobs, k):
+                have = [free[x] + sum(sizes[j][x] for j in chosen) for x in range(5)]
+                if not _sums_to(r, have[1], have[2], have[4]):
+                    continue  # the job set's units cannot make r
+                evals += 1
+                if evals > max_evals:
+                    return best
                 allowed = free_jobs | set(chosen)
-                plan = _fill(t, r, [u for u in pool if u.jobs <= allowed], free_jobs)
+                pool = {u.key: u for j in allowed for u in by_job.get(j, ()) if u.jobs <= allowed}
+                plan = _fill(t, r, list(pool.values()), free_jobs)
                 if plan is not None and (best is None or plan.cost < best.cost):
                     best = plan
+                    if best.cost <= (k, k):
+                        break  # k jobs move at least k instances: nothing with k is cheaper
     return best
+
+
+def _sums_to(r: int, ones: int, twos: int, fours: int) -> bool:
+    """Whether a + 2b + 4d = r for some a <= ones, b <= twos, d <= fours."""
+    return any(0 <= r - 4 * d - 2 * b <= ones for d in range(min(fours, r // 4) + 1)
+               for b in range(min(twos, (r - 4 * d) // 2) + 1))
 
 
 def _fill(target: int, r: int, units: Sequence[Unit], free_jobs: frozenset[int]

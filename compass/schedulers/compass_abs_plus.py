@@ -78,11 +78,13 @@ def partial_bound(counts: Sequence[int], used_gpus: int, nodes: int, gpus_per_no
 @dataclass
 class PlusStats:
     """What the mechanisms did in a run (for reports): heads admitted in the extended space
-    without moves, admitted by compaction (and those moves), lazy compactions run, those that
+    without moves, admission searches, heads admitted by compaction (and those moves), lazy
+    compactions run, those that
     fell back to compass-abs's passes, and decisions after which N x SIF still exceeded the
     bound."""
 
     mixed_admissions: int = 0
+    searches: int = 0
     compaction_admissions: int = 0
     admission_moves: int = 0
     lazy_compactions: int = 0
@@ -141,6 +143,7 @@ class CompassAbsPlus(CompassAbs):
         space.begin()
         nodes = place_instances(space, job)
         pre = 0
+        touched: set[int] = set()  # nodes that may have lost their last slot
         g = job.gpus_per_instance
         fits = self.mixed_nodes and space.capacity(slot_width(g) if g > 1 else 1) >= (
             job.num_instances)
@@ -152,7 +155,9 @@ class CompassAbsPlus(CompassAbs):
             space.rollback()
             empty = state.nodes_with_free(state.gpus_per_node)[:job.num_instances]
             plan = self._plan(job.gpus_per_instance, job.num_instances, empty, now)
+            self.stats.searches += 1
             if plan is not None:
+                touched.update(u.node for u, _ in plan.moves)
                 space.operator = "admit"
                 apply_plan(space, plan)
                 pre = space.recorded_moves()
@@ -170,7 +175,7 @@ class CompassAbsPlus(CompassAbs):
         self._started.add(job.job_id)
         counts = list(state.counts)
         counts[job.gpus_per_instance] += job.num_instances
-        self._finish(space, state, counts, state.used_gpus + job.total_gpus, now)
+        self._finish(space, state, counts, state.used_gpus + job.total_gpus, now, touched)
         moves = space.commit()
         return Placement(job.job_id, tuple(nodes), moves[pre:], moves[:pre])
 
@@ -178,8 +183,10 @@ class CompassAbsPlus(CompassAbs):
         """Remove (strays kept where they are when lazy), then the (lazy) Compact."""
         space = self.space
         space.begin()
+        touched = ({space.slot(k).node for k in job.instances()}
+                   if job.gpus_per_instance > 1 else set())
         remove_instances(space, job, rehome=not self.lazy_compaction)
-        self._finish(space, state, state.counts, state.used_gpus, now)
+        self._finish(space, state, state.counts, state.used_gpus, now, touched)
         return space.commit()
 
     def check(self, state: ClusterState) -> None:
@@ -197,39 +204,49 @@ class CompassAbsPlus(CompassAbs):
                          max_evals=self.max_evals)
 
     def _finish(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
-                used_gpus: int, now: float) -> None:
+                used_gpus: int, now: float, touched: set[int]) -> None:
         """End of a decision: Compact, after every event or (lazy) only while
-        N x SIF > nsif; then nodes left with only strays pool them in place (no moves)."""
-        if self.lazy_compaction:
-            self._compact_lazily(space, state, counts, used_gpus, now)
-        else:
-            settle(space, self.repair)
-        for n in space.stray_nodes():
+        N x SIF > nsif; then nodes left with only strays pool them in place (no moves).
+        ``touched``: the nodes this decision may have stripped of their last slot, which
+        grows with the lazy plans' sources; after compass-abs's passes, every stray node."""
+        if not self.lazy_compaction or self._compact_lazily(space, state, counts, used_gpus,
+                                                            now, touched):
+            if not self.lazy_compaction:
+                settle(space, self.repair)
+            touched = set(space.stray_nodes())
+        for n in sorted(touched):
             if space.holds_only_strays(n):
                 pool_in_place(space, n)
 
     def _compact_lazily(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
-                        used_gpus: int, now: float) -> None:
-        """While N x SIF > nsif: the cheaper of the cheapest fill of a partial node
-        (``find_fill``) and the cheapest evacuation of one (``find_plan`` for a virtual
-        G-GPU instance); when neither exists, compass-abs's passes and settle
-        (``FALLBACK_STEPS``), each only while still needed."""
+                        used_gpus: int, now: float, touched: set[int]) -> bool:
+        """While N x SIF > nsif: the cheapest fill of a partial node (``find_fill``), or the
+        cheapest evacuation of one (``find_plan`` for a virtual G-GPU instance) if that is
+        cheaper still; when neither exists, compass-abs's passes and settle
+        (``FALLBACK_STEPS``), each only while still needed. True if those passes ran."""
         bound = partial_bound(counts, used_gpus, state.nodes, state.gpus_per_node, self.nsif)
         if space.partial_count() <= bound:
-            return
+            return False
         self.stats.lazy_compactions += 1
         space.operator = "lazy-compact"
         free = self._free_jobs(now)
         while space.partial_count() > bound:
-            plans = [p for p in (self._plan(space.gpus_per_node, 1, (), now),
-                                 find_fill(space, free_jobs=free, max_nodes=self.max_nodes,
-                                           max_jobs=self.max_jobs)) if p is not None]
-            if not plans:
+            plan = find_fill(space, free_jobs=free, max_nodes=self.max_nodes,
+                             max_jobs=self.max_jobs, max_evals=self.max_evals)
+            if plan is None or plan.cost > (0 if free else 1, 1):  # else nothing is cheaper
+                plan = find_plan(space, space.gpus_per_node, 1, (), free_jobs=free,
+                                 max_nodes=self.max_nodes, max_jobs=self.max_jobs,
+                                 max_evals=self.max_evals, beat=plan and plan.cost) or plan
+            if plan is None:
                 break
-            apply_plan(space, min(plans, key=lambda p: p.cost))
+            touched.update(u.node for u, _ in plan.moves)
+            apply_plan(space, plan)
+        if space.partial_count() <= bound:
+            return False
+        self.stats.fallbacks += 1
         for step in FALLBACK_STEPS:
-            if space.partial_count() <= bound:
-                return
-            self.stats.fallbacks += step is FALLBACK_STEPS[0]
             step(space)
-        self.stats.over_bound += space.partial_count() > bound
+            if space.partial_count() <= bound:
+                return True
+        self.stats.over_bound += 1
+        return True
