@@ -2,9 +2,10 @@
 
 Not a test: run ``python benchmarks/bench_compass_abs_plus.py``. The SYNTHETIC stream of
 ``bench_compass_abs`` (GFS instance mix, WCC after every event), but aimed at a full
-cluster (``--load 1.0``: arrivals keep coming while fewer than 97 % of the GPUs are used,
-and half the time up to 100 %), so that heads are refused often and COMPASS-ABS+ searches
-for an admission by compaction. A refused arrival is dropped (no queue). The clock (CPU
+cluster (``--load 1.03``: arrivals keep coming while fewer than 97 % of 103 % of the GPUs
+are used, and half the time beyond), so that heads are refused and COMPASS-ABS+ searches
+for an admission by compaction. A refused arrival is dropped (no queue) and followed by a
+departure, as a blocked head waits for one. The clock (CPU
 time of the thread, ``time.thread_time_ns``, immune to preemption on a shared machine; wall
 time beside it) runs around ``place`` and ``on_departure`` only. Each decision is classed
 by what it ran: a placement that searched for an admission plan (found or not), a decision
@@ -42,14 +43,16 @@ def bench(name: str, nodes: int, events: int, load: float, seed: int) -> list[di
     admitted = refused = moves = 0
     warm = False
     now = 0.0  # each decision its own instant: no move is free for having just started
+    refused_last = False  # a refused arrival is followed by a departure (a blocked head)
     while len(times["all"]) < events:
         before = (stats.searches, stats.lazy_compactions)
         now += 1.0
-        if not running or stream.wants_arrival(state.used_gpus):
+        if not running or (stream.wants_arrival(state.used_gpus) and not refused_last):
             job = stream.job()
             if not wcc_after(state, job, +1):
                 continue
             elapsed, placement = timed(scheduler.place, job, state, now)
+            refused_last = placement is None
             if placement is None:
                 decisions = ()
                 refused += warm
@@ -67,6 +70,7 @@ def bench(name: str, nodes: int, events: int, load: float, seed: int) -> list[di
                 continue
             running[k] = running[-1]
             running.pop()
+            refused_last = False
             state.release_job(job.job_id)
             elapsed, decisions = timed(scheduler.on_departure, job, state, now)
         for m in decisions:
@@ -99,7 +103,7 @@ def main() -> None:
     p.add_argument("--schedulers", nargs="+", default=["compass-abs-plus"])
     p.add_argument("--nodes", nargs="+", type=int, default=[100, 1000, 10000])
     p.add_argument("--events", type=int, default=20000)
-    p.add_argument("--load", type=float, default=1.0)
+    p.add_argument("--load", type=float, default=1.03)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     table = pd.DataFrame([row for s in args.schedulers for n in args.nodes

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations, combinations_with_replacement, product
 
 from compass.model import InstanceKey, slot_width
 from compass.schedulers.abs_space import AbsSpace, Spot
@@ -254,8 +254,8 @@ def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
         consider(units)
     for chosen in _job_sets(problem, by_node, sorted(set(by_job) - free_jobs), free_jobs,
                             max_jobs):
-        if limit is not None and len(chosen) > limit[0]:
-            break
+        if limit is not None and (len(chosen), len(chosen)) >= limit:
+            break  # k jobs move at least k instances
         if evals >= max_evals:
             return best
         allowed = free_jobs | set(chosen)
@@ -312,21 +312,24 @@ def find_fill(space: AbsSpace, *, free_jobs: frozenset[int] = frozenset(),
         if r >= G or any(x.vacancy > 0 for x in space.slots_on(t)):
             continue
         by_job: dict[int, list[Unit]] = {}
-        sizes: dict[int, list[int]] = {}  # per job: its units of sizes 1, 2, 4 (an upper bound)
+        counts: dict[int, list[int]] = {}  # per job: its units of sizes 1, 2, 4 (a bound)
         for u in units:
             if u.node != t and u.size <= r:
                 for j in u.jobs:
                     by_job.setdefault(j, []).append(u)
-                    sizes.setdefault(j, [0, 0, 0, 0, 0])[u.size] += 1
-        free = [sum(sizes.get(j, [0] * 5)[x] for j in free_jobs) for x in range(5)]
-        jobs = sorted(set(by_job) - free_jobs)
+                    counts.setdefault(j, [0, 0, 0, 0, 0])[u.size] += 1
+        free = [sum(counts[j][x] for j in free_jobs if j in counts) for x in (1, 2, 4)]
+        # jobs by what they can contribute (capped at r): job sets are feasible or not by
+        # class, so only the classes whose units can make r are expanded into job sets
+        classes: dict[tuple[int, int, int], list[int]] = {}
+        for j in sorted(set(by_job) - free_jobs):
+            c = counts[j]
+            classes.setdefault((min(c[1], r), min(c[2], r // 2), min(c[4], r // 4)),
+                               []).append(j)
         for k in range(0 if free_jobs else 1, max_jobs + 1):
             if best is not None and (k > best.jobs or best.cost <= (k, k)):
                 break
-            for chosen in combinations(jobs, k):
-                have = [free[x] + sum(sizes[j][x] for j in chosen) for x in range(5)]
-                if not _sums_to(r, have[1], have[2], have[4]):
-                    continue  # the job set's units cannot make r
+            for chosen in _feasible_job_sets(r, k, classes, free):
                 evals += 1
                 if evals > max_evals:
                     return best
@@ -338,6 +341,21 @@ def find_fill(space: AbsSpace, *, free_jobs: frozenset[int] = frozenset(),
                     if best.cost <= (k, k):
                         break  # k jobs move at least k instances: nothing with k is cheaper
     return best
+
+
+def _feasible_job_sets(r: int, k: int, classes: dict[tuple[int, int, int], list[int]],
+                       free: Sequence[int]) -> list[tuple[int, ...]]:
+    """The k-job sets, by ids, whose units (with the free jobs') could sum to r, from the
+    jobs' classes (counts of 1-, 2-, 4-GPU units, capped at r)."""
+    out: list[tuple[int, ...]] = []
+    for picked in combinations_with_replacement(sorted(classes), k):
+        total = [free[i] + sum(c[i] for c in picked) for i in range(3)]
+        if not _sums_to(r, *total):
+            continue
+        groups = [(c, picked.count(c)) for c in sorted(set(picked))]
+        for parts in product(*(combinations(classes[c], n) for c, n in groups)):
+            out.append(tuple(sorted(j for part in parts for j in part)))
+    return sorted(out)
 
 
 def _sums_to(r: int, ones: int, twos: int, fours: int) -> bool:
