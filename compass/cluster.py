@@ -280,6 +280,49 @@ class ClusterState:
         self._shift(dst, -size)
         return src
 
+    def place_job_after_moves(
+        self, job_id: int, size: int, nodes: Sequence[int],
+        moves: Sequence[tuple[InstanceKey, int]],
+    ) -> list[int]:
+        """Migrate ``moves`` ((instance, dst), in order), then start the job as ``place_job``.
+
+        All or nothing: every step is first validated on the state the steps before it leave
+        (no over-commit in between, no move onto the node an instance is on), and the job
+        against the state all the moves leave, so a refused plan leaves no trace. Returns
+        each move's source node.
+        """
+        free: dict[int, int] = {}  # free GPUs of the nodes the moves touch, as they leave them
+        at: dict[InstanceKey, int] = {}
+        sources = []
+        for step, (instance, dst) in enumerate(moves):
+            gpus = self.size_of(instance)
+            self._check_node(dst)
+            src = at.get(instance, self._where[instance])
+            room = free.get(dst, self._free[dst])
+            if src == dst or room < gpus:
+                raise PlacementError(
+                    f"job {job_id}: move {step} of {instance} to node {dst} is refused (it is "
+                    f"on node {src}, node {dst} has {room} free GPUs, {gpus} needed)")
+            free[src] = free.get(src, self._free[src]) + gpus
+            free[dst] = room - gpus
+            at[instance] = dst
+            sources.append(src)
+        if job_id in self._jobs or not nodes or not 1 <= size <= self.gpus_per_node:
+            self.place_job(job_id, size, nodes)  # raises place_job's own error, no trace
+        need: dict[int, int] = {}
+        for n in nodes:
+            need[n] = need.get(n, 0) + size
+        for n, gpus in need.items():
+            self._check_node(n)
+            if gpus > free.get(n, self._free[n]):
+                raise PlacementError(
+                    f"job {job_id}: node {n} has {free.get(n, self._free[n])} free GPUs after "
+                    f"the moves, {gpus} requested (over-commit)")
+        for instance, dst in moves:
+            self.move(instance, dst)
+        self.place_job(job_id, size, nodes)
+        return sources
+
     def copy(self) -> ClusterState:
         """An independent deep copy (O(N + instances))."""
         other = ClusterState.__new__(ClusterState)

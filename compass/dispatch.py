@@ -193,8 +193,19 @@ class Dispatcher:
                 f"{name}: job {job.job_id} has {job.num_instances} instances, placement gives "
                 f"{len(placement.nodes)} nodes"
             )
+        pre = placement.pre_moves
         try:
-            self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
+            if pre:  # moves that make the job's room: validated with it, all or nothing
+                for move in pre:
+                    if not isinstance(move, Move):
+                        raise SchedulerError(f"{name}: expected a Move, got {move!r}")
+                sources = self.state.place_job_after_moves(
+                    job.job_id, job.gpus_per_instance, placement.nodes,
+                    [(m.instance, m.dst) for m in pre])
+                instant.moves.extend(AppliedMove(m.instance, src, m.dst, m.operator)
+                                     for m, src in zip(pre, sources))
+            else:
+                self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
         except PlacementError as e:
             raise SchedulerError(f"{name}: invalid placement at t={instant.time}: {e}") from e
         instant.started.append(job.job_id)

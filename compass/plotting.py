@@ -26,6 +26,8 @@ SCHEDULER_ORDER = PAPER_SCHEDULERS
 COLORS = {
     "compass-abs": "#d55e00", "gfs": "#0173b2", "fgd": "#029e73", "cafgd": "#cc78bc",
     "mcg": "#ca9161", "fft": "#56b4e9", "drr": "#de8f05", "sifopt": "#949494",
+    # our extension beyond the paper (docs/theory.md section 8), apart from its schedulers
+    "compass-abs-plus": "#6a3d9a",
 }
 _SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
 DISPLAY = {

@@ -1,8 +1,8 @@
 """COMPASS-ABS operators on hand-worked examples (section 4.3, Algorithm 1).
 
 ``Driver`` applies the scheduler's decisions to a ``ClusterState`` exactly as the simulator
-does (place_job then each move; on a departure release_job then each move), with no queue:
-a refused arrival is dropped. tests/test_compass_theorems.py reuses it.
+does (pre-moves and place_job, then each move; on a departure release_job then each move),
+with no queue: a refused arrival is dropped. tests/test_compass_theorems.py reuses it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ BOTH = ["compass-abs", "compass-abs-paper"]
 
 
 class Driver:
-    """Arrivals and departures applied to a cluster state, one decision at a time."""
+    """Arrivals and departures applied to a cluster state, one decision at a time (a
+placement's pre-moves, then the job, then its moves, as the engine applies them)."""
 
     def __init__(self, name: str = "compass-abs", nodes: int = 4, **params) -> None:
         self.state = ClusterState(nodes)
@@ -32,6 +33,9 @@ class Driver:
         self.jobs: dict[int, Job] = {}
         self.next_id = 0
         self.last_moves: tuple[Move, ...] = ()
+        #: every decision is its own instant (moves of a job started at the same instant
+        #: are free, and COMPASS-ABS+ plans with that)
+        self.clock = 0.0
 
     @property
     def space(self) -> AbsSpace:
@@ -41,18 +45,22 @@ class Driver:
         """Offer a job of w instances of g GPUs; its id, or None if refused."""
         job = Job(self.next_id, 0.0, 1.0, w, g)
         self.next_id += 1
-        placement = self.scheduler.place(job, self.state, 0.0)
+        self.clock += 1.0
+        placement = self.scheduler.place(job, self.state, self.clock)
         if placement is None:
             return None
-        self.state.place_job(job.job_id, g, placement.nodes)
+        self.state.place_job_after_moves(job.job_id, g, placement.nodes,
+                                         [(m.instance, m.dst) for m in placement.pre_moves])
         self._apply(placement.moves)
+        self.last_moves = placement.pre_moves + placement.moves
         self.jobs[job.job_id] = job
         return job.job_id
 
     def depart(self, job_id: int) -> None:
         job = self.jobs.pop(job_id)
         self.state.release_job(job_id)
-        self._apply(tuple(self.scheduler.on_departure(job, self.state, 0.0)))
+        self.clock += 1.0
+        self._apply(tuple(self.scheduler.on_departure(job, self.state, self.clock)))
 
     def check(self) -> None:
         self.state.check()

@@ -14,6 +14,7 @@ ray = pytest.importorskip("ray", reason="physical mode needs the 'runtime' extra
 
 from trace_rows import trace  # noqa: E402
 
+import compass  # noqa: E402
 from compass.cluster import ClusterState  # noqa: E402
 from compass.dispatch import Dispatcher  # noqa: E402
 from compass.runtime import run_physical  # noqa: E402
@@ -203,3 +204,27 @@ def test_a_restarted_controller_resumes_without_losing_or_duplicating_jobs(tmp_p
     assert result.restarts["reason"].tolist() == ["controller restart"]
     assert _launches(result.placements) == _decisions(frame, tmp_path / workdir)
     assert len(result.timeline) == len(Journal(tmp_path / workdir / "journal.sqlite").instants())
+
+
+#: The issue-14 smallest case: a 4 x 1-GPU job and a 4-GPU job run, an 8-GPU job arrives;
+#: COMPASS-ABS+ admits it by first moving the 4-GPU instance (a pre-move).
+PRE_MOVE_ROWS = [(0, 0, 40, 4, 1), (1, 1, 40, 1, 4), (2, 3, 16, 1, 8)]
+
+
+def test_a_pre_move_is_a_checkpoint_restart_before_the_admitted_job_starts(tmp_path):
+    """The controller checkpoint-restarts the 4-GPU job on node 0 and starts the 8-GPU job
+    on node 1 at the same instant, as the simulator does."""
+    frame = trace(*PRE_MOVE_ROWS)
+    result = run_physical(frame, "compass-abs-plus", workdir=tmp_path, **FAST)
+    jobs = result.jobs.set_index("job_id")
+    assert jobs["end_time"].notna().all() and (jobs["steps"] == jobs["step_budget"]).all()
+    simulated = compass.simulate(frame, "compass-abs-plus", nodes=2).jobs.set_index("job_id")
+    assert jobs.loc[2, "start_time"] == simulated.loc[2, "start_time"] == 3
+    assert jobs.loc[1, "migrations"] == 1
+    launches = result.placements
+    move = launches[(launches["job_id"] == 1) & (launches["reason"] == "migrate")]
+    assert list(move["decided"]) == [0] and (move["executed"] == move["decided"]).all()
+    start = launches[(launches["job_id"] == 2) & (launches["reason"] == "start")]
+    assert list(start["decided"]) == [1] and (start["executed"] == 1).all()
+    migration = result.migrations.set_index("job_id").loc[1]
+    assert migration["latency_s"] > 0

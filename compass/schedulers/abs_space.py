@@ -327,10 +327,55 @@ class AbsSpace:
         self._moves.clear()
         return moves
 
+    # ------------------------------------- COMPASS-ABS+ (compass_abs_plus.py)
+    # Its extended space lets 1-GPU instances sit as strays on a slotted node's residual on
+    # purpose (mixed nodes): an anchor may take a pool node's free GPUs, whose occupants then
+    # become strays, and admission by compaction may fold instances into slotted nodes.
+    def mix(self, n: int) -> None:
+        """Turn pool node ``n``'s occupants into strays where they are (no instance moves),
+        so that slots can be profiled over its free GPUs."""
+        for key in sorted(self._pool[n]):
+            self._take_one(key)
+            self._put_one(key, Spot("stray", n))
+
+    def fullest_pool_with_room(self, width: int) -> int | None:
+        """The pool node with the most occupants that still has ``width`` free GPUs."""
+        for used in range(self.gpus_per_node - width, 0, -1):
+            bucket = self._pool_by_used[used]
+            if bucket:
+                return bucket[0]
+        return None
+
+    def capacity(self, width: int) -> int:
+        """How many width-``width`` anchors (1: 1-GPU instances, slot vacancies included)
+        the nodes take without moves in the extended space: sum over nodes of
+        floor(room / width), room = G - slot widths - 1-GPU instances outside slots. O(G)."""
+        G = self.gpus_per_node
+        total = len(self._empty) * (G // width)
+        for level in range(1, G + 1):
+            total += len(self._slotted_by_residual[level]) * (level // width)
+            total += len(self._pool_by_used[G - level]) * (level // width) if level < G else 0
+        if width == 1:
+            total += sum(s.vacancy for n in self._vacancy_nodes for s in self._slots[n].values())
+        return total
+
+    def recorded_moves(self) -> int:
+        """Migrations recorded since ``begin``."""
+        return len(self._moves)
+
+    def partial_count(self) -> int:
+        """Non-empty nodes with a free GPU (section 3.1) by the ABS's account, from the
+        indexes: O(G + nodes with an open slot vacancy)."""
+        G = self.gpus_per_node
+        partial = sum(map(len, self._pool_by_used[1:G]))
+        partial += sum(map(len, self._slotted_by_residual[1:]))
+        return partial + sum(1 for n in self._vacancy_nodes if self._key[n][1] == 0)
+
     # ----------------------------------------------------------------- checks
-    def check(self, state: ClusterState) -> None:
+    def check(self, state: ClusterState, strays_anywhere: bool = False) -> None:
         """Raise ``AbsViolation`` on any violation of the space (eq. 3-8), any stale index,
-        a stray that has a legal destination, or any disagreement with ``state``."""
+        a stray that has a legal destination (unless ``strays_anywhere``: COMPASS-ABS+'s
+        extended space), or any disagreement with ``state``."""
         _require(state.nodes == self.nodes, f"cluster has {state.nodes} nodes, ABS {self.nodes}")
         for n in range(self.nodes):
             self._check_node(n)
@@ -348,7 +393,7 @@ class AbsSpace:
         ones += sum(map(len, self._pool)) + sum(map(len, self._strays))
         _require(len(self._spot) == ones, f"{len(self._spot)} 1-GPU records for {ones} placed")
         _require(sum(map(len, self._slots)) == len(self._slot_of), "a slot record is orphaned")
-        if self._stray_nodes:
+        if self._stray_nodes and not strays_anywhere:
             _require(self.open_vacancy() is None and not self.partial_pool_nodes()
                      and not self._empty,
                      f"strays {self.strays()} while a 1-GPU destination exists")

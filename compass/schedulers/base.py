@@ -11,7 +11,7 @@ the state, validating every decision first (docs/simulator.md). The hooks:
 * the admission pass after the events of an instant: ``admission_order`` gives the order in
   which queued jobs are offered and whether the first refusal blocks the rest (head-of-line
   blocking, the default), and ``place(job, state, now)`` answers each offer with a full
-  ``Placement`` (one node per instance, plus any migrations) or ``None``.
+  ``Placement`` (one node per instance, plus any migrations before and after it) or ``None``.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from compass.panels import domain_panels, has_panel_layout
 #: The operators that issue migrations, by scheduler: COMPASS-ABS's Place (filler draws),
 #: Remove (a departed filler's replacement), stray re-homing, the three BestFitDrain passes of
 #: Compact (section 4.3.4), the corrected scheduler's slotted repair and NVL72's panel-level
-#: Compact; FFT's round repack, DRR's drain of a low-utilisation node, SIFOpt's witness.
+#: Compact; FFT's round repack, DRR's drain of a low-utilisation node, SIFOpt's witness;
+#: COMPASS-ABS+'s admission by compaction and lazy compaction (our extension).
 OPERATORS = ("place", "remove", "rehome", "compact-pool", "compact-w4", "compact-w2",
-             "repair", "panel-compact", "repack", "drain", "witness")
+             "repair", "panel-compact", "repack", "drain", "witness", "admit", "lazy-compact")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +56,18 @@ def tag_moves(moves: Iterable[Move], operator: str) -> tuple[Move, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """Admit ``job_id``: instance k goes to ``nodes[k]``; then apply ``moves`` in order."""
+    """Admit ``job_id``: apply ``pre_moves`` in order, then instance k goes to ``nodes[k]``;
+    then apply ``moves`` in order.
+
+    ``pre_moves`` make the room the job needs (admission by compaction, COMPASS-ABS+): the
+    engine validates them with the placement, all or nothing, and charges them like every
+    other migration (``ClusterState.place_job_after_moves``).
+    """
 
     job_id: int
     nodes: tuple[int, ...]
     moves: tuple[Move, ...] = ()
+    pre_moves: tuple[Move, ...] = ()
 
 
 class Scheduler(ABC):

@@ -86,14 +86,17 @@ def draw_fillers(space: AbsSpace, slot: Slot) -> None:
         space.move_one(space.pool_on(node)[0], space.filler_spot(slot))
 
 
-def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[int] | None:
+def place_instances(space: AbsSpace, job: Job, overflow: bool = False,
+                    mixed: bool = False) -> list[int] | None:
     """Place every instance of ``job`` (Algorithm 1 lines 4-8); None if one cannot be placed
-    (the caller rolls back)."""
+    (the caller rolls back). ``mixed`` (COMPASS-ABS+'s extended space): an anchor that finds
+    no slotted or empty node takes the fullest pool node with room, whose occupants become
+    strays; a 1-GPU instance with no destination becomes a stray as with ``overflow``."""
     g = job.gpus_per_instance
     if g == 1:
         nodes = []
         for key in job.instances():
-            spot = one_gpu_spot(space, overflow=overflow)
+            spot = one_gpu_spot(space, overflow=overflow or mixed)
             if spot is None:
                 return None
             space.add_one(key, spot)
@@ -106,6 +109,8 @@ def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[i
         node = space.best_slotted(width)
         if node is None:
             node = space.lowest_empty()
+        if node is None and mixed and (node := space.fullest_pool_with_room(width)) is not None:
+            space.mix(node)
         if node is None:
             return None
         slots.append(space.open_slot(key, g, node))
@@ -115,8 +120,9 @@ def place_instances(space: AbsSpace, job: Job, overflow: bool = False) -> list[i
 
 
 # -------------------------------------------------------------------- Remove
-def remove_instances(space: AbsSpace, job: Job) -> None:
-    """Remove every instance of a departing job (Algorithm 1 lines 11-15)."""
+def remove_instances(space: AbsSpace, job: Job, rehome: bool = True) -> None:
+    """Remove every instance of a departing job (Algorithm 1 lines 11-15), then re-home the
+    strays that have a destination (unless not ``rehome``: COMPASS-ABS+ keeps them)."""
     space.operator = "remove"
     if job.gpus_per_instance == 1:
         vacated: list[InstanceKey] = []
@@ -129,7 +135,8 @@ def remove_instances(space: AbsSpace, job: Job) -> None:
     else:
         for key in job.instances():
             space.dissolve_slot(key)
-    rehome_strays(space)
+    if rehome:
+        rehome_strays(space)
 
 
 def rehome_strays(space: AbsSpace) -> bool:

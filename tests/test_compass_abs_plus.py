@@ -1,0 +1,390 @@
+"""COMPASS-ABS+ (our extension): hand-worked cases, its guarantee, and its move search.
+
+The guarantee: under the WCC, N x SIF <= 2 after every event (property tests on the
+theorem tests' streams, the same exhaustive small-cluster search, and whole simulator runs
+with a queue and equal-time events); ``check()`` after every event.
+The move search (``abs_moves``) is compared with a brute force over every move set.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import given, settings
+from test_compass_abs import Driver
+from test_compass_theorems import CASES, FAST, MENU, explore, replay, sif_times_n
+from trace_rows import trace
+
+import compass
+from compass.fragmentation import wcc_holds
+from compass.schedulers import create
+from compass.schedulers.abs_moves import (
+    Plan,
+    apply_plan,
+    candidate_nodes,
+    find_fill,
+    find_plan,
+    room,
+    units_on,
+)
+from compass.schedulers.abs_space import AbsSpace, Spot
+from compass.schedulers.compass_abs_plus import CompassAbsPlus
+
+PLUS = "compass-abs-plus"
+#: Each mechanism off in turn, and all off (which must be compass-abs).
+VARIANTS = [{}, {"mixed_nodes": False, "admit_by_compaction": False},
+            {"admit_by_compaction": False}, {"lazy_compaction": False}]
+ALL_OFF = {"mixed_nodes": False, "admit_by_compaction": False, "lazy_compaction": False}
+
+
+# ----------------------------------------------------------------- basics
+def test_registered_with_its_parameters():
+    s = create(PLUS)
+    assert isinstance(s, CompassAbsPlus) and s.name == PLUS
+    assert s.params()["mixed_nodes"] and s.params()["lazy_compaction"]
+    with pytest.raises(ValueError, match="needs mixed_nodes"):
+        create(PLUS, mixed_nodes=False)
+
+
+def test_the_issues_smallest_case_admits_by_moving_one_instance():
+    """2 nodes: a 4 x 1-GPU job (pool node 0) and a 4-GPU job (node 1) run; an 8-GPU job
+    arrives. COMPASS-ABS refuses it (8 GPUs are idle, split over two nodes); COMPASS-ABS+
+    moves the 4-GPU instance onto node 0 (1 job, 1 instance; folding the four 1-GPU
+    instances would move 4) and starts the 8-GPU job on node 1."""
+    for name, admitted in (("compass-abs", False), (PLUS, True)):
+        d = Driver(name, 2)
+        d.arrive(1, 4)
+        four = d.arrive(4)
+        eight = d.arrive(8)
+        assert (eight is not None) == admitted
+        d.check()
+    assert d.state.job_nodes(four) == (0,) and d.state.job_nodes(eight) == (1,)
+    assert [(m.instance, m.dst, m.operator) for m in d.last_moves] == [((1, 0), 0, "admit")]
+    assert d.space.strays_on(0) == [(0, k) for k in range(4)]   # the pool became a mixed node
+
+
+def test_smallest_case_through_the_simulator_charges_the_moved_job():
+    t = trace((0, 0, 100, 4, 1), (1, 1, 100, 1, 4), (2, 2, 50, 1, 8))
+    plain = compass.simulate(t, "compass-abs", nodes=2, migration_cost=10.0)
+    plus = compass.simulate(t, PLUS, nodes=2, migration_cost=10.0, debug_checks=True)
+    assert plain.jobs.set_index("job_id").loc[2, "start_time"] == 100   # waits for a departure
+    jobs = plus.jobs.set_index("job_id")
+    assert jobs.loc[2, "start_time"] == 2
+    assert jobs.loc[1, "pause_time"] == 10.0 and jobs.loc[1, "end_time"] == 111
+    assert jobs.loc[0, "pause_time"] == 0
+    log = plus.migrations
+    assert list(log[["time", "job_id", "src", "dst", "charged", "operator"]].itertuples(
+        index=False, name=None)) == [(2.0, 1, 1, 0, True, "admit")]
+
+
+def test_an_anchor_takes_a_pool_nodes_free_gpus_without_moves():
+    d = Driver("compass-abs", 1)
+    d.arrive(1)
+    assert d.arrive(2) is None            # the pool node's 7 free GPUs are no slot
+    d = Driver(PLUS, 1)
+    one = d.arrive(1)
+    two = d.arrive(2)
+    assert two is not None and d.last_moves == ()
+    assert d.space.kind(0) == "slotted" and d.space.strays_on(0) == [(one, 0)]
+    d.check()
+
+
+def test_a_one_gpu_instance_takes_a_slotted_nodes_residual_as_a_stray():
+    d = Driver(PLUS, 1)
+    d.arrive(4)
+    job = d.arrive(1, 3)
+    assert d.space.strays_on(0) == [(job, 0), (job, 1), (job, 2)] and d.last_moves == ()
+    d.check()
+
+
+def full_pool(d: Driver) -> dict[int, list[int]]:
+    """Fill every node with single-instance 1-GPU jobs; job ids per node."""
+    by_node: dict[int, list[int]] = {}
+    for _ in range(8 * d.state.nodes):
+        job = d.arrive(1)
+        by_node.setdefault(d.state.job_nodes(job)[0], []).append(job)
+    return by_node
+
+
+def test_no_moves_while_the_bound_holds():
+    """Two partial pool nodes (T = 29, Phi* = 1, N x SIF = 1): COMPASS-ABS+ migrates
+    nothing; compass-abs's pool pass moves an instance to merge them."""
+    moves = {}
+    for name in ("compass-abs", PLUS):
+        d = Driver(name, 4)
+        by_node = full_pool(d)
+        for job in (by_node[0][0], by_node[0][1], by_node[1][0]):
+            d.depart(job)
+        moves[name] = d.last_moves
+        d.check()
+    assert moves[PLUS] == () and len(moves["compass-abs"]) == 1
+
+
+def test_lazy_compaction_moves_only_until_the_bound_holds():
+    """Departures leave pool nodes of 3, 5, 6 occupants, then the node with 8 loses one:
+    four partial nodes, T = 21, Phi* = 1, so one must go. The cheapest way is one move
+    (an instance fills the node with 7); evacuating the node with 3 would move three."""
+    d = Driver(PLUS, 4)
+    by_node = full_pool(d)
+    for node, leave in ((0, 5), (1, 3), (2, 2)):
+        for job in by_node[node][:leave]:
+            d.depart(job)
+            assert d.last_moves == ()
+    d.depart(by_node[3][0])
+    assert len(d.last_moves) == 1 and d.last_moves[0].dst == 3
+    assert d.last_moves[0].operator == "lazy-compact"
+    assert d.state.partial_nodes == 3 and sif_times_n(d) == 2
+    d.check()
+
+
+# ------------------------------------------------------------- the guarantee
+@pytest.mark.parametrize("params", VARIANTS)
+@FAST
+@given(case=CASES)
+def test_check_passes_after_every_event(params, case):
+    """The extended space stays consistent (every index, the cluster state) on any stream."""
+    nodes, events = case
+    d = Driver(PLUS, nodes, **params)
+    for _ in replay(d, events):
+        d.check()
+
+
+@pytest.mark.parametrize("params", VARIANTS)
+@FAST
+@given(case=CASES)
+def test_nsif_at_most_2_on_wcc_streams(params, case):
+    nodes, events = case
+    d = Driver(PLUS, nodes, **params)
+    for _ in replay(d, events, wcc_only=True):
+        assert sif_times_n(d) <= 2, d.space.layout()
+
+
+@FAST
+@given(case=CASES)
+def test_nsif_at_most_2_whenever_the_wcc_holds(case):
+    """Stronger: the WCC may have failed before the event."""
+    nodes, events = case
+    d = Driver(PLUS, nodes)
+    for _ in replay(d, events):
+        if wcc_holds(d.state.counts):
+            assert sif_times_n(d) <= 2, d.space.layout()
+
+
+@FAST
+@given(case=CASES)
+def test_with_every_mechanism_off_it_is_compass_abs(case):
+    nodes, events = case
+    plain, plus = Driver("compass-abs", nodes), Driver(PLUS, nodes, **ALL_OFF)
+    for _ in zip(replay(plain, events), replay(plus, events)):
+        assert plus.space.layout() == plain.space.layout()
+        assert plus.last_moves == plain.last_moves
+
+
+@pytest.mark.parametrize("nodes, depth", [(2, 3), (3, 2)])
+def test_exhaustive_small_clusters(nodes, depth):
+    """Every state reachable by <= ``depth`` events (the theorem tests' menu) on N nodes:
+    check() passes, and N x SIF <= 2 whenever the WCC holds."""
+    for d, _ in explore(PLUS, nodes, depth, MENU):
+        d.check()
+        assert not wcc_holds(d.state.counts) or sif_times_n(d) <= 2, d.space.layout()
+
+
+@pytest.mark.slow
+def test_exhaustive_small_clusters_deeper():
+    for d, _ in explore(PLUS, 2, 4, MENU):
+        d.check()
+        assert not wcc_holds(d.state.counts) or sif_times_n(d) <= 2, d.space.layout()
+
+
+def random_trace(rng: random.Random, jobs: int, nodes: int):
+    """A busy random trace: FIFO waits, departures and arrivals at the same instants."""
+    rows, t = [], 0
+    for k in range(jobs):
+        t += rng.choice([0, 0, 1, 2, 5])
+        g = rng.choice([1, 1, 1, 1, 2, 3, 4, 4, 5, 6, 7, 8, 8])
+        w = rng.choice([1, 1, 1, 2, 3, 8]) if g == 1 else rng.choice([1, 1, 2, 3])
+        rows.append((k, float(t), float(rng.choice([1, 3, 10, 40, 200])),
+                     min(w, nodes * (8 // g)), g))
+    return trace(*rows)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 8))
+def test_simulated_runs_keep_the_bound_under_the_wcc(seed, nodes):
+    """Whole runs (queue, equal-time events): after every instant at which the WCC holds,
+    N x SIF <= 2; check() after every instant."""
+    tr = random_trace(random.Random(seed), 60, nodes)
+    r = compass.simulate(tr, PLUS, nodes=nodes, migration_cost=5.0, debug_checks=True)
+    tl = r.timeline
+    wcc = tl["wcc"].astype(bool)
+    assert ((tl["partial_nodes"] - tl["phi_star"])[wcc] <= 2).all()
+    assert r.jobs["end_time"].notna().all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 6))
+def test_simulated_runs_with_every_mechanism_off_are_compass_abs(seed, nodes):
+    tr = random_trace(random.Random(seed), 50, nodes)
+    plain = compass.simulate(tr, "compass-abs", nodes=nodes)
+    plus = compass.simulate(tr, PLUS, nodes=nodes, scheduler_params=ALL_OFF)
+    assert plus.jobs.equals(plain.jobs) and plus.migrations.equals(plain.migrations)
+
+
+# ------------------------------------------------------------ the move search
+BIG = {"max_nodes": 99, "max_jobs": 99}
+
+
+def _cost(units) -> tuple[int, int]:
+    return len(frozenset().union(*(u.jobs for u in units))), sum(u.instances for u in units)
+
+
+def _orderable(room: dict[int, int], moves) -> bool:
+    room = dict(room)
+    for u, dst in moves:
+        if room[dst] < u.size:
+            return False
+        room[dst] -= u.size
+        room[u.node] += u.size
+    return True
+
+
+#: The brute forces try every set of up to this many units.
+MOST = 4
+
+
+def assert_cheapest(plan: Plan | None, expected: tuple[int, int] | None) -> None:
+    """``expected``: the brute force's best over <= MOST units. A plan of more units may
+    beat it (then the brute force found something no cheaper, or nothing)."""
+    if plan is None:
+        assert expected is None
+    elif len(plan.moves) <= MOST:
+        assert plan.cost == expected
+    else:
+        assert expected is None or plan.cost < expected
+
+
+def brute_force_admission(space, g: int, count: int, empty: int, most: int = MOST):
+    """The cheapest (jobs, instances) of any <= ``most`` units moved between partial nodes,
+    to any other partial node, in any order that never over-commits, after which ``count``
+    anchors of width w*(g) fit the rooms (with ``empty`` empty nodes)."""
+    width = 2 if g == 2 else 4 if g in (3, 4) else 8
+    nodes = candidate_nodes(space, space.nodes)
+    rooms = {n: room(space, n) for n in nodes}
+    units = [u for n in nodes for u in units_on(space, n)]
+    best = None
+    for k in range(1, min(len(units), most) + 1):
+        for chosen in itertools.combinations(units, k):
+            cost = _cost(chosen)
+            if best is not None and cost >= best:
+                continue
+            for dests in itertools.product(nodes, repeat=k):
+                if any(d == u.node for u, d in zip(chosen, dests)):
+                    continue
+                if not any(_orderable(rooms, p) for p in
+                           itertools.permutations(list(zip(chosen, dests)))):
+                    continue
+                final = dict(rooms)
+                for u, d in zip(chosen, dests):
+                    final[u.node] += u.size
+                    final[d] -= u.size
+                if sum(r // width for r in final.values()) + empty * (8 // width) >= count:
+                    best = cost
+                    break
+    return best
+
+
+def random_states(count: int, seed: int = 1):
+    """States of 2-3 node clusters reached by random streams under COMPASS-ABS+, with at
+    most 10 units on their partial nodes (the brute forces' reach)."""
+    rng = random.Random(seed)
+    while count:
+        nodes = rng.choice([2, 3])
+        d = Driver(PLUS, nodes)
+        for _ in range(rng.randint(4, 16)):
+            if d.jobs and rng.random() < 0.3:
+                d.depart(rng.choice(sorted(d.jobs)))
+            else:
+                g = rng.choice([1, 1, 1, 2, 3, 4, 4, 8])
+                d.arrive(g, rng.randint(1, 8 if g == 1 else 3))
+        if len([u for n in candidate_nodes(d.space, nodes) for u in units_on(d.space, n)]) <= 10:
+            count -= 1
+            yield d
+
+
+def test_admission_plans_are_the_cheapest():
+    """Exact with wide bounds; with the defaults exact up to two moved jobs."""
+    planned = 0
+    for d in random_states(300):
+        for g, count in itertools.product((2, 4, 8), (1, 2)):
+            width = 2 if g == 2 else g
+            if d.space.capacity(width) >= count:
+                continue                          # fits without moves: never planned
+            empty = list(d.state.nodes_with_free(8))[:count]
+            plan = find_plan(d.space, g, count, empty, max_evals=10**6, **BIG)
+            assert_cheapest(plan, brute_force_admission(d.space, g, count, len(empty)))
+            bounded = find_plan(d.space, g, count, empty)   # at most 2 jobs per job set
+            if plan is not None and plan.jobs <= 2:
+                assert bounded is not None and bounded.cost == plan.cost
+            if plan is not None and bounded is not None:
+                assert bounded.cost >= plan.cost
+            if plan is not None:
+                planned += 1
+                assert _cost([u for u, _ in plan.moves]) == plan.cost
+                d.space.begin()
+                apply_plan(d.space, plan)
+                assert d.space.capacity(width) >= count
+                d.space.rollback()
+    assert planned >= 40
+
+
+def test_evacuating_a_node_reaches_plans_of_more_jobs_than_the_job_sets():
+    """Node 0: five 1-GPU jobs (room 3); node 1: {4, 2} (room 2); node 2: {4} and a stray
+    (room 3). An 8-GPU instance needs node 0 emptied into the others' rooms: five jobs,
+    beyond the job sets of two, found by trying each node's units."""
+    space = AbsSpace(3)
+    for j in range(5):
+        space.add_one((j, 0), Spot("pool", 0))
+    space.open_slot((5, 0), 4, 1)
+    space.open_slot((6, 0), 2, 1)
+    space.open_slot((7, 0), 4, 2)
+    space.add_one((8, 0), Spot("stray", 2))
+    plan = find_plan(space, 8, 1, [])
+    assert plan is not None and plan.cost == (5, 5)
+    assert {u.node for u, _ in plan.moves} == {0}
+
+
+def brute_force_fill(space, most: int = MOST):
+    """The cheapest (jobs, instances) of <= ``most`` units from partial nodes that exactly
+    fill another partial node's room."""
+    nodes = candidate_nodes(space, space.nodes)
+    units = [u for n in nodes for u in units_on(space, n)]
+    best = None
+    for t in nodes:
+        if any(s.vacancy > 0 for s in space.slots_on(t)):
+            continue
+        pool = [u for u in units if u.node != t]
+        for k in range(1, min(len(pool), most) + 1):
+            for chosen in itertools.combinations(pool, k):
+                if sum(u.size for u in chosen) == room(space, t):
+                    cost = _cost(chosen)
+                    best = cost if best is None or cost < best else best
+    return best
+
+
+def test_fill_plans_are_the_cheapest():
+    filled = 0
+    for d in random_states(300, seed=2):
+        plan = find_fill(d.space, **BIG)
+        assert_cheapest(plan, brute_force_fill(d.space))
+        if plan is not None:
+            filled += 1
+            target = plan.moves[0][1]
+            assert {dst for _, dst in plan.moves} == {target}
+            d.space.begin()
+            apply_plan(d.space, plan)
+            assert room(d.space, target) == 0
+            d.space.rollback()
+    assert filled >= 30

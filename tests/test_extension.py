@@ -1,0 +1,64 @@
+"""The COMPASS-ABS+ goal experiment's tables (compass.experiments.extension), on frames with
+known answers, and the extension's place beside the paper's schedulers."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compass.experiments import extension as E
+from compass.experiments.config import PAPER_SCHEDULERS, check_schedulers
+from compass.plotting import COLORS
+from compass.schedulers import available
+
+
+def test_the_extension_is_registered_coloured_and_apart_from_the_paper():
+    check_schedulers(list(PAPER_SCHEDULERS) + list(E.EXTENSION_SCHEDULERS), available())
+    assert not set(E.EXTENSION_SCHEDULERS) & set(PAPER_SCHEDULERS)
+    assert COLORS[E.PLUS] not in {c for s, c in COLORS.items() if s != E.PLUS}
+
+
+def runs_frame(plus_ajct, plus_agu, plus_pause=0.5):
+    """Two seeds of one day: baselines with AJCT 100 + k and AGU 0.5 + k / 100 (the best:
+    gfs on AJCT, drr on AGU), compass-abs-plus with the given values per seed."""
+    rows = []
+    for seed, (a, u) in enumerate(zip(plus_ajct, plus_agu)):
+        for k, s in enumerate(E.BASELINES):
+            rows.append({"trace": "gfs", "data": "SYNTHETIC gfs-synth", "day": 26,
+                         "seed": seed, "scheduler": s, "variant": s, "ajct": 100.0 + k,
+                         "agu": 0.5 + k / 100, "pause_per_job": 0.0})
+        rows.append({"trace": "gfs", "data": "SYNTHETIC gfs-synth", "day": 26, "seed": seed,
+                     "scheduler": E.PLUS, "variant": E.PLUS, "ajct": a, "agu": u,
+                     "pause_per_job": plus_pause})
+    return pd.DataFrame(rows)
+
+
+def test_goal_table_pairs_each_seed_with_its_best_baseline():
+    table = E.goal_table(runs_frame([90.0, 110.0], [0.6, 0.54]), resamples=200)
+    row = table.iloc[0]
+    assert row["seeds"] == 2 and row["data"] == "SYNTHETIC gfs-synth"
+    assert row["ajct lead"] == pytest.approx(0.0)          # +10 and -10 against gfs's 100
+    assert not row["ajct lead >= 0 on every seed"]
+    assert row["agu lead"] == pytest.approx((0.05 - 0.01) / 2)   # drr's AGU is 0.55
+    assert row["ajct lead low"] == pytest.approx(-10) and row["ajct lead high"] == pytest.approx(10)
+    assert row["pause goal met"] and row["ajct " + E.PLUS] == pytest.approx(100)
+
+
+def test_bootstrap_interval_of_constant_and_spread_values():
+    assert E.bootstrap_interval(np.array([3.0, 3.0, 3.0])) == (3.0, 3.0)
+    assert E.bootstrap_interval(np.array([5.0])) == (5.0, 5.0)
+    low, high = E.bootstrap_interval(np.arange(100.0), resamples=4000)
+    assert low < 49.5 < high and high - low == pytest.approx(2 * 1.96 * 28.87 / 10, rel=0.15)
+
+
+def test_ablation_table_reports_each_variants_change():
+    rows = [{"trace": t, "scheduler": E.PLUS, "variant": v, "seed": s, "ajct": a + s,
+             "agu": 0.5, "afr": 0.0, "pause_per_job": p, "migrations_per_job": 0.0,
+             "max_nsif_wcc": 2.0, "nsif_over_2_wcc": 0, "blocked_s": 0.0}
+            for t, (v, a, p), s in itertools.product(
+                ["venus"], [(E.PLUS, 100.0, 1.0), ("no lazy compaction", 104.0, 3.0)], [0, 1])]
+    table = E.ablation_table(pd.DataFrame(rows)).set_index("variant")
+    assert table.loc["no lazy compaction", "ajct change"] == pytest.approx(4.0)
+    assert table.loc["no lazy compaction", "pause_per_job change"] == pytest.approx(2.0)
+    assert table.loc[E.PLUS, "ajct change"] == 0
