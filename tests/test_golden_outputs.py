@@ -23,7 +23,7 @@ from compass.traces import demo_trace
 GOLDEN = Path(__file__).parent / "data" / "golden"
 PANEL_ONLY = ("compass-abs-hier", "compass-abs-hier-paper")
 #: The ABS needs 8-GPU nodes; FFT's and SIFOpt's ILPs enumerate bins of at most 16 GPUs.
-NOT_ON_PANELS = ("compass-abs", "compass-abs-paper", "fft", "sifopt")
+NOT_ON_PANELS = ("compass-abs", "compass-abs-paper", "compass-abs-plus", "fft", "sifopt")
 #: Streams: a loaded 8-GPU demo mix and a multi-panel one (domains of K = 4 panels).
 STREAMS = {
     "demo-n6": dict(nodes=6, gpus_per_node=8),
