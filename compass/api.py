@@ -13,6 +13,7 @@ from compass.model import G_DEFAULT
 from compass.schedulers import Scheduler, create
 from compass.simulator import PauseRule, SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, read_trace, validate_trace
+from compass.traces.schema import external_ids, restore_ids
 
 
 @dataclass
@@ -39,7 +40,10 @@ def simulate(
     debug_checks: bool = False,
     progress: bool = False,
 ) -> SimulationResult:
-    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes."""
+    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes.
+
+    Job ids come back as given, whole numbers or text, in the jobs table and migration log.
+    """
     if isinstance(trace, (str, Path)):
         frame = read_trace(trace, gpus_per_node=gpus_per_node)
         label = str(trace)
@@ -57,6 +61,8 @@ def simulate(
         pause_rule=pause_rule, debug_checks=debug_checks, progress=progress,
     )
     records = Simulator(jobs_from_frame(frame), policy, config).run()
+    ids = external_ids(frame)  # text ids: the simulator numbered the jobs by FIFO position
+    jobs, migrations = restore_ids(records.jobs, ids), restore_ids(records.migrations, ids)
     sources = sorted(frame["source"].astype(str).unique()) if "source" in frame else []
     metadata = {
         "scheduler": policy.name,
@@ -69,5 +75,5 @@ def simulate(
         "trace": label,
         "trace_source": ",".join(sources) if sources else "unspecified",
     }
-    summary = {**metrics.summarize(records.jobs, records.timeline), **metadata}
-    return SimulationResult(records.jobs, records.timeline, records.migrations, summary, metadata)
+    summary = {**metrics.summarize(jobs, records.timeline), **metadata}
+    return SimulationResult(jobs, records.timeline, migrations, summary, metadata)
