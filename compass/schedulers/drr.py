@@ -4,8 +4,8 @@ Source: the SoCC'25 abstract (a DRL agent trained by imitation of heuristics; a 
 step that relocates running jobs), the paper's section 5.4 (imitation of best-fit; at each
 reschedule cycle the jobs of the lowest-utilisation node move to high-utilisation nodes) and
 the README of IntelligentDDS/Defrag (code not available), whose example run sets
-``--use_rescheduling True --util_threshold 0.5 --re_time 3600 --re_num 5``. Spec:
-shared/design/baselines.md section 6. Assumptions [A]:
+``--use_rescheduling True --util_threshold 0.5 --re_time 3600 --re_num 5``. Rules:
+docs/baselines.md, "DRR". Assumptions [A]:
 
 * placement is best-fit (section 1) by default, the imitation target, standing in for the
   trained DRL policy whose weights are not public. ``policy="learned"`` instead places with
