@@ -414,10 +414,18 @@ class OpenbResults:
 
 
 # ------------------------------------------------------------------ claims_openb.yaml
-def _measured(value: Any, text: str) -> Any:
-    from compass.experiments.report import Measured  # the report imports this module
+def _report() -> Any:
+    from compass.experiments import report  # imported late: the report imports this module
 
-    return Measured(value, f"{LABEL}: {text}")
+    return report
+
+
+def _measured(value: Any, text: str) -> Any:
+    return _report().Measured(value, f"{LABEL}: {text}")
+
+
+def _fmt(x: float) -> str:
+    return _report().fmt(float(x))
 
 
 def _results(ev: Any) -> OpenbResults | None:
@@ -425,10 +433,6 @@ def _results(ev: Any) -> OpenbResults | None:
     if OpenbConfig.from_profile(ev.res.config.raw) is None:
         return None
     return OpenbResults.load(ev.res.layout.root)
-
-
-def _fmt(x: float) -> str:
-    return "n/a" if not np.isfinite(x) else f"{x:,.4g}"
 
 
 def _replay_wins(ev: Any) -> Any:
