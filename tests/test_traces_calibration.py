@@ -130,3 +130,29 @@ def test_every_embedded_constant_is_checked():
     public = {n for n in dir(cal) if n.isupper()}
     assert public == set(derive()) | {"SOURCES"}
     assert set(cal.SOURCES) == public - {"SOURCES"}
+
+
+ROWS = "sultanul-ovi_GPU-Cluster-Spot-Resource-Dataset-Analysis"
+ROW_TABLES = ("outputs/tables/heaviest_gpu_jobs_top200.csv",
+              "outputs/tables/longest_jobs_top200.csv",
+              "outputs_extra/tables/outliers_high_cpu_per_gpu.csv",
+              "outputs_extra/tables/outliers_short_heavy.csv")
+
+
+def test_tables_we_computed_equal_their_upstream_tables():
+    """gfs_job_rows_shape.csv and gfs_worker_bucket_shares.csv from the shipped upstream files."""
+    rows = pd.concat([pd.read_csv(data_file(f"{ROWS}/{t}")) for t in ROW_TABLES])
+    rows = rows.drop_duplicates("job_name")
+    whole = rows[rows["gpu_request"] % 1 == 0]
+    wide = whole[whole["worker_num"] > 30]
+    assert len(rows) == 1392 and len(wide) == 240
+    assert cal.GFS_WIDE_JOB_G8_SHARE == pytest.approx((wide["gpu_request"] == 8).mean(),
+                                                      abs=5e-7)
+    assert cal.GFS_MAX_WORKERS_AT_G1 == whole.loc[whole["gpu_request"] == 1, "worker_num"].max()
+    buckets = pd.read_csv(data_file(f"{ROWS}/outputs_extra/tables/bucket_worker_num.csv"))
+    upstream = dict(zip(buckets["worker_bucket"], buckets["gpu_seconds_share"]))
+    assert cal.GFS_GPU_SECONDS_SHARE_BY_WORKERS == pytest.approx(upstream, abs=5e-7)
+    jobs = dict(zip(buckets["worker_bucket"], buckets["jobs"]))
+    assert jobs["1"] == cal.GFS_WORKER_NUM_JOBS[1]
+    assert jobs["33 to 128"] == sum(n for w, n in cal.GFS_WORKER_NUM_JOBS.items()
+                                    if 33 <= w <= 128)
