@@ -35,8 +35,9 @@ import pandas as pd
 from scipy import stats
 
 from compass.api import simulate
-from compass.experiments.aggregate import LOWER_IS_BETTER
+from compass.experiments.aggregate import LOWER_IS_BETTER, top1
 from compass.experiments.layout import Products
+from compass.experiments.runs import diagnostics
 from compass.metrics import peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
@@ -243,13 +244,10 @@ def replay(cfg: OpenbConfig, log: Callable[[str], None] = print
         except Exception as exc:  # recorded and reported, like the pipeline's runs
             runs.append({**row, "status": "error", "error": f"{type(exc).__name__}: {exc}"})
             continue
-        tl = result.timeline
-        nsif = (tl["partial_nodes"] - tl["phi_star"]).to_numpy()
-        wcc = tl["wcc"].fillna(False).to_numpy(dtype=bool)
         runs.append({**row, "status": "ok", "error": "",
                      **{m: result.summary[m] for m in REPLAY_METRICS},
                      "migrations": result.summary["migrations"],
-                     "max_nsif_wcc": float(nsif[wcc].max()) if wcc.any() else math.nan,
+                     "max_nsif_wcc": diagnostics(result, size.nodes)["max_nsif_wcc"],
                      "cpu_s": time.process_time() - started})
         days += [{"scheduler": scheduler, **r} for r in _day_rows(result, range(first, last + 1))]
         log(f"openb replay {scheduler}: N {size.nodes} AFR {result.summary['afr']:.4f} "
@@ -439,21 +437,22 @@ def _replay_wins(ev: Any) -> Any:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
-    ok = res.replay_runs[res.replay_runs["status"] == "ok"].set_index("scheduler")
-    ref, ranked = res.config.reference, [s for s in res.config.baselines if s in ok.index]
-    if ref not in ok.index or not ranked:
+    ok = res.replay_runs[res.replay_runs["status"] == "ok"].assign(window="whole replay")
+    ref = res.config.reference
+    flags = top1(ok, ref, res.config.baselines, ["window"], REPLAY_METRICS)
+    flags = flags[flags["defined"]]
+    if flags.empty:
         return _measured(None, "the reference or every baseline failed")
+    values = ok.set_index("scheduler")
     lost = []
-    for m in REPLAY_METRICS:
-        values = ok.loc[ranked, m]
-        best = values.idxmin() if _LOWER[m] else values.idxmax()
-        better = values[best] < ok.loc[ref, m] if _LOWER[m] else values[best] > ok.loc[ref, m]
-        if better:
-            lost.append(f"{m} ({best} {_fmt(values[best])} vs {_fmt(ok.loc[ref, m])})")
-    won = len(REPLAY_METRICS) - len(lost)
-    text = f"{won} of {len(REPLAY_METRICS)} on the whole replay"
-    return _measured((won, len(REPLAY_METRICS)), text + ("; not best on " + ", ".join(lost)
-                                                         if lost else ""))
+    for m in flags.loc[~flags["top1"], "metric"]:
+        theirs = values.loc[[b for b in res.config.baselines if b in values.index], m]
+        best = theirs.idxmin() if _LOWER[m] else theirs.idxmax()
+        lost.append(f"{m} ({best} {_fmt(theirs[best])} vs {_fmt(values.loc[ref, m])})")
+    won = int(flags["top1"].sum())
+    text = f"{won} of {len(flags)} on the whole replay"
+    return _measured((won, len(flags)), text + ("; not best on " + ", ".join(lost)
+                                                if lost else ""))
 
 
 def _replay_lead(ev: Any, metric: str) -> Any:
