@@ -30,12 +30,16 @@ for note in PLAN.notes:
     logger.warning("\n" + "!" * 78 + f"\n{note}\n" + "!" * 78)
 
 
+include: "workflow/rules/openb.smk"  # defines OPENB_TARGETS (empty without an openb block)
+
+
 rule all:
     default_target: True
     input:
         PLAN.report,
         PLAN.table1_files,
         [L.notebook(name) for name in NOTEBOOKS],
+        OPENB_TARGETS,
 
 
 # SIGINT / SIGTERM: say what stopped the run and exit 130 / 143 (README, "Interrupted?");

@@ -14,6 +14,7 @@ from compass.run_inputs import prepare_run
 from compass.schedulers import Scheduler
 from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
 from compass.traces import jobs_from_frame
+from compass.traces.schema import external_ids, restore_ids
 
 
 @dataclass
@@ -40,7 +41,10 @@ def simulate(
     debug_checks: bool = False,
     progress: bool = False,
 ) -> SimulationResult:
-    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes."""
+    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes.
+
+    Job ids come back as given, whole numbers or text, in the jobs table and migration log.
+    """
     run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
                       scheduler_params=scheduler_params)
     policy = run.scheduler
@@ -49,6 +53,8 @@ def simulate(
         pause_rule=pause_rule, debug_checks=debug_checks, progress=progress,
     )
     records = Simulator(jobs_from_frame(run.frame), policy, config).run()
+    ids = external_ids(run.frame)  # text ids: the simulator numbered the jobs by FIFO position
+    jobs, migrations = restore_ids(records.jobs, ids), restore_ids(records.migrations, ids)
     metadata = {
         "scheduler": policy.name,
         "scheduler_params": policy.params(),
@@ -60,5 +66,5 @@ def simulate(
         "trace": run.label,
         "trace_source": run.trace_source,
     }
-    summary = {**metrics.summarize(records.jobs, records.timeline), **metadata}
-    return SimulationResult(records.jobs, records.timeline, records.migrations, summary, metadata)
+    summary = {**metrics.summarize(jobs, records.timeline), **metadata}
+    return SimulationResult(jobs, records.timeline, migrations, summary, metadata)

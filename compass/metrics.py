@@ -38,6 +38,23 @@ def time_weighted_mean(
     return float(np.dot(timeline[column].to_numpy(dtype=float), dt) / total)
 
 
+def time_weighted_mean_within(timeline: pd.DataFrame, column: str, start: float, end: float,
+                              mask: np.ndarray | None = None) -> float:
+    """Exact time average of a step-function column over [start, end) (and the masked
+    intervals); each row's interval is clipped to the window. NaN if nothing is covered."""
+    t = timeline["time"].to_numpy(dtype=float)
+    if t.size == 0:
+        return math.nan
+    ends = np.append(t[1:], t[-1])
+    dt = np.clip(np.minimum(ends, end) - np.maximum(t, start), 0.0, None)
+    if mask is not None:
+        dt = np.where(mask, dt, 0.0)
+    total = dt.sum()
+    if total <= 0:
+        return math.nan
+    return float(np.dot(timeline[column].to_numpy(dtype=float), dt) / total)
+
+
 def afr(timeline: pd.DataFrame) -> float:
     """Average fragmentation rate: mean SIF over T_peak (eq. 15); NaN if the queue never waits."""
     return time_weighted_mean(timeline, "sif", peak_mask(timeline))

@@ -42,6 +42,8 @@ LABELS = {
     "nsif": "N x SIF (avoidable partial nodes)", "gpu_util": "GPU utilisation (share of GPUs)",
     "empty_nodes": "empty nodes (count)", "eta": "eta (sizing percentile, eq. 13)",
     "cost": "migration cost c (s)", "hour": "time of day (h)",
+    "allocated_share": "GPUs allocated (share)", "partial_nodes": "partial nodes (count)",
+    "sif": "SIF (share of nodes)", "multi_gpu_share": "multi-GPU pods' share of the GPUs",
 }
 TRACES = {"venus": "Venus", "gfs": "GFS", "physmix": "Phys-Mix"}
 

@@ -1,4 +1,4 @@
-"""The event-driven cluster simulator (ARCHITECTURE.md "Simulator semantics"; docs/simulator.md).
+"""The event-driven cluster simulator (its semantics: docs/simulator.md).
 
 Events are job arrivals (at ``submit_time``), job departures (run time plus migration
 pauses after the start) and scheduler timers. All events of one instant are handled by the

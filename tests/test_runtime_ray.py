@@ -96,6 +96,19 @@ def test_ci_run_executes_the_schedulers_decisions_with_a_migration(tmp_path):
     print(f"CI physical run: {wall:.1f}s wall; migrations (s):\n{parts.to_string()}")
 
 
+def test_text_job_ids_come_back_as_given(tmp_path):
+    """The controller and its journal number text-id jobs by FIFO position; every table
+    run_physical returns carries the given ids (job 1 still migrates)."""
+    names = ["train-a", "job 7", "0042", "x", "last"]
+    frame = trace(*CI_ROWS).assign(job_id=names)
+    result = run_physical(frame, "compass-abs", workdir=tmp_path, **FAST)
+    _assert_complete(result)
+    assert result.jobs["job_id"].tolist() == names
+    assert "job 7" in set(result.migrations["job_id"])
+    assert set(result.placements["job_id"]) == set(names)
+    assert set(result.restarts["job_id"]) <= set(names)
+
+
 def _kill_when_checkpointed(workdir, suffix, done):
     """Kill the actor whose name ends with ``suffix`` once its job has a checkpoint."""
     while not done.is_set():

@@ -1,4 +1,4 @@
-"""The calibration numbers embedded in compass.traces.calibration equal the shared CSVs."""
+"""The calibration numbers embedded in compass.traces.calibration equal the CSVs of data/."""
 
 from __future__ import annotations
 
@@ -9,17 +9,11 @@ import pandas as pd
 import pytest
 
 from compass.traces import calibration as cal
-from compass.traces.paths import shared_data_dir
-
-SHARED = shared_data_dir()
-pytestmark = pytest.mark.skipif(
-    SHARED is None,
-    reason="shared data folder not found (../shared/data beside the repo, or COMPASS_SHARED_DATA)",
-)
+from compass.traces.paths import data_file
 
 
 def _csv(name: str) -> pd.DataFrame:
-    return pd.read_csv(SHARED / "calibration" / name)
+    return pd.read_csv(data_file(f"calibration/{name}"))
 
 
 @functools.cache
@@ -61,6 +55,13 @@ def derive() -> dict[str, object]:
     out["GFS_FRACTIONAL_GPU_JOBS"] = int(frac["jobs"].sum())
     wk = _csv("gfs_worker_num_distribution.csv")
     out["GFS_WORKER_NUM_JOBS"] = {int(w): int(n) for w, n in zip(wk["worker_num"], wk["jobs"])}
+    buckets = _csv("gfs_worker_bucket_shares.csv")
+    out["GFS_GPU_SECONDS_SHARE_BY_WORKERS"] = dict(
+        zip(buckets["worker_bucket"].astype(str), buckets["gpu_seconds_share"].astype(float)))
+    rows = _csv("gfs_job_rows_shape.csv").set_index("statistic")["value"]
+    out["GFS_WIDE_JOB_G8_SHARE"] = float(
+        rows["share of worker_num > 30 jobs with gpu_request = 8"])
+    out["GFS_MAX_WORKERS_AT_G1"] = int(rows["largest worker_num with gpu_request = 1"])
     dur = _csv("gfs_duration_stats.csv")
     alld = dur[dur["subset"] == "all jobs"]
     q = alld[alld["statistic"].str.startswith("quantile_")]
@@ -90,6 +91,9 @@ def derive() -> dict[str, object]:
     out["VENUS_GPU_NUM_JOB_SHARE_PCT"] = {
         str(k): float(v) for k, v in zip(vg["gpu_num_bin"], vg["share_jobs_pct"])
     }
+    out["VENUS_GPU_TIME_SHARE_PCT"] = {
+        str(k): float(v) for k, v in zip(vg["gpu_num_bin"], vg["share_gpu_time_pct"])
+    }
     cdf = _csv("helios_duration_cdf.csv")
     vc = cdf[(cdf["trace"] == "Venus") & (cdf["subset"] == "GPU jobs (gpu_num>0)")]
     out["VENUS_DURATION_CDF_PCT"] = {
@@ -117,7 +121,7 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("name", sorted(derive()) if SHARED is not None else [])
+@pytest.mark.parametrize("name", sorted(derive()))
 def test_embedded_value_equals_csv(name):
     assert _same(getattr(cal, name), derive()[name]), name
 
@@ -126,3 +130,29 @@ def test_every_embedded_constant_is_checked():
     public = {n for n in dir(cal) if n.isupper()}
     assert public == set(derive()) | {"SOURCES"}
     assert set(cal.SOURCES) == public - {"SOURCES"}
+
+
+ROWS = "sultanul-ovi_GPU-Cluster-Spot-Resource-Dataset-Analysis"
+ROW_TABLES = ("outputs/tables/heaviest_gpu_jobs_top200.csv",
+              "outputs/tables/longest_jobs_top200.csv",
+              "outputs_extra/tables/outliers_high_cpu_per_gpu.csv",
+              "outputs_extra/tables/outliers_short_heavy.csv")
+
+
+def test_tables_we_computed_equal_their_upstream_tables():
+    """gfs_job_rows_shape.csv and gfs_worker_bucket_shares.csv from the shipped upstream files."""
+    rows = pd.concat([pd.read_csv(data_file(f"{ROWS}/{t}")) for t in ROW_TABLES])
+    rows = rows.drop_duplicates("job_name")
+    whole = rows[rows["gpu_request"] % 1 == 0]
+    wide = whole[whole["worker_num"] > 30]
+    assert len(rows) == 1392 and len(wide) == 240
+    assert cal.GFS_WIDE_JOB_G8_SHARE == pytest.approx((wide["gpu_request"] == 8).mean(),
+                                                      abs=5e-7)
+    assert cal.GFS_MAX_WORKERS_AT_G1 == whole.loc[whole["gpu_request"] == 1, "worker_num"].max()
+    buckets = pd.read_csv(data_file(f"{ROWS}/outputs_extra/tables/bucket_worker_num.csv"))
+    upstream = dict(zip(buckets["worker_bucket"], buckets["gpu_seconds_share"]))
+    assert cal.GFS_GPU_SECONDS_SHARE_BY_WORKERS == pytest.approx(upstream, abs=5e-7)
+    jobs = dict(zip(buckets["worker_bucket"], buckets["jobs"]))
+    assert jobs["1"] == cal.GFS_WORKER_NUM_JOBS[1]
+    assert jobs["33 to 128"] == sum(n for w, n in cal.GFS_WORKER_NUM_JOBS.items()
+                                    if 33 <= w <= 128)

@@ -37,6 +37,20 @@ def test_stats_of_a_synthetic_trace(tmp_path, capsys):
     assert list(days["day"]) == [91, 92] and {"p_0.9", "N_0.9", "rho"} <= set(days.columns)
 
 
+def test_stats_show_the_gfs_joints_targets(tmp_path, capsys):
+    trace = tmp_path / "g.csv"
+    main(["trace", "synth", "--kind", "gfs-synth", "--days", "2", "--out", str(trace)])
+    assert main(["trace", "stats", str(trace), "--eta", "0.9"]) == 0
+    out = capsys.readouterr().out
+    for row in ("share of w > 30 jobs at g = 8", "widest 1-GPU gang", "job share with w 9 to 32",
+                "GPU-time share of jobs with w 33 to 128"):
+        assert row in out, row
+    main(["trace", "synth", "--kind", "gfs-synth-indep", "--days", "2", "--out", str(trace)])
+    assert main(["trace", "stats", str(trace), "--eta", "0.9"]) == 0
+    out = capsys.readouterr().out
+    assert "synthetic:gfs-synth-indep" in out and "share of w > 30 jobs" not in out
+
+
 def test_stats_of_a_real_format_reports_drops(capsys):
     assert main(["trace", "stats", str(FIXTURES / "helios_cluster_log.csv")]) == 0
     out = capsys.readouterr().out

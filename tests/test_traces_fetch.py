@@ -22,7 +22,7 @@ from compass.traces.fetch import (
     fetch_trace,
     git_blob_id,
 )
-from compass.traces.paths import shared_data_dir
+from compass.traces.paths import data_file
 
 CSV = b"job_name,gpu_request,worker_num,submit_time,duration\n1,1.0,1,5.0,10.0\n"
 
@@ -124,10 +124,9 @@ def test_unknown_trace_name():
         fetch_trace("philly")
 
 
-@pytest.mark.skipif(shared_data_dir() is None, reason="shared data folder not found")
 def test_sources_match_the_data_readme():
-    """Every blob id and commit is the one shared/data/README.md lists."""
-    readme = (shared_data_dir() / "README.md").read_text()
+    """Every blob id and commit is the one data/README.md lists."""
+    readme = data_file("README.md").read_text()
     for trace in REMOTE_TRACES.values():
         for source in trace.sources:
             assert source.blob_id in readme

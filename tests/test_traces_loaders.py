@@ -9,18 +9,14 @@ import pandas as pd
 import pytest
 
 from compass.traces import LoadReport, TraceError, detect_format, load_trace
-from compass.traces.paths import repo_root, shared_data_dir
+from compass.traces.paths import data_dir, repo_root
 
 FIXTURES = Path(__file__).parent / "data" / "traces"
 HELIOS = FIXTURES / "helios_cluster_log.csv"
 SPOT = FIXTURES / "alibaba_spot_job_info_df.csv"
 OPENB = FIXTURES / "openb_pod_list_default.csv"
 CANONICAL = FIXTURES / "canonical.csv"
-SHARED = shared_data_dir()
-needs_shared = pytest.mark.skipif(
-    SHARED is None,
-    reason="shared data folder not found (../shared/data beside the repo, or COMPASS_SHARED_DATA)",
-)
+DATA = data_dir()
 MIDNIGHT_TO_1840 = 18 * 3600 + 40 * 60
 
 
@@ -214,10 +210,9 @@ GFS_ROW_TABLES = ["outputs/tables/heaviest_gpu_jobs_top200.csv",
                   "outputs_extra/tables/outliers_short_heavy.csv"]
 
 
-@needs_shared
 @pytest.mark.parametrize("table", GFS_ROW_TABLES)
 def test_real_gfs_rows_load_and_reconcile(table):
-    path = SHARED / GFS_ROWS / table
+    path = DATA / GFS_ROWS / table
     assert detect_format(path) == "alibaba-spot"
     frame, report = load_trace(path, return_report=True)
     raw = pd.read_csv(path)
@@ -233,14 +228,13 @@ def test_real_gfs_rows_load_and_reconcile(table):
     assert (merged["submit_time_x"] == merged["submit_time_y"]).all()
 
 
-@needs_shared
 def test_real_openb_pod_list_reconciles_with_its_summary():
-    path = SHARED / "alibaba_clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv"
+    path = DATA / "alibaba_clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv"
     frame, report = load_trace(path, return_report=True)
     raw = pd.read_csv(path)
     whole = (raw["num_gpu"] >= 2) | ((raw["num_gpu"] == 1) & (raw["gpu_milli"] == 1000))
     ran = whole & raw["scheduled_time"].notna()
-    # shared/data/README.md: 1,088 CPU-only pods and 3,078 GPU-sharing pods of 8,152
+    # data/README.md: 1,088 CPU-only pods and 3,078 GPU-sharing pods of 8,152
     assert report.rows_read == 8152
     assert report.dropped["no_gpu"] == 1088 and report.dropped["shared_gpu"] == 3078
     assert report.dropped["never_scheduled"] == int((whole & ~ran).sum())
@@ -250,9 +244,8 @@ def test_real_openb_pod_list_reconciles_with_its_summary():
     assert (frame["num_instances"] == 1).all() and frame["submit_time"].is_monotonic_increasing
 
 
-@needs_shared
 def test_real_openb_snapshot_is_refused():
-    path = SHARED / "alibaba_clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_multigpu20.csv"
+    path = DATA / "alibaba_clusterdata/cluster-trace-gpu-v2023/csv/openb_pod_list_multigpu20.csv"
     with pytest.raises(TraceError, match="snapshot"):
         load_trace(path)
 

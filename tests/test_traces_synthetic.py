@@ -12,7 +12,7 @@ from compass.traces import calibration as cal
 from compass.traces import physmix
 from compass.traces.fidelity import calibration_checks
 from compass.traces.models import SizeModel, gfs_backlog_jobs, trace_model
-from compass.traces.paths import shared_data_dir
+from compass.traces.paths import data_file
 from compass.traces.synthetic import day_plans, synthesize, wcc_stress_rate
 from compass.traces.windows import (
     TABLE1_CLASSES,
@@ -175,22 +175,24 @@ def test_bad_arguments(kwargs, match):
         synthesize(**kwargs)
 
 
-@pytest.mark.skipif(shared_data_dir() is None, reason="shared data folder not found")
-def test_gfs_joint_shape_matches_the_real_gpu_demand_buckets():
-    """Out of sample: per-job G = w g of the GFS model against the full table's buckets.
+@pytest.mark.parametrize("model, tolerance", [("gfs-indep", 0.012), ("gfs", 0.04)])
+def test_gfs_joint_shape_matches_the_real_gpu_demand_buckets(model, tolerance):
+    """Out of sample: per-job G = w g of the GFS models against the full table's buckets.
 
-    The model sees only the two marginals and Table 1; bucket_gpu_demand.csv (computed by the
-    same third party over all 466,867 jobs) is not used to fit it.
+    Neither model is fitted to bucket_gpu_demand.csv (computed by the same third party over
+    all 466,867 jobs). The joint, fitted also to the wide jobs' class mix, keeps more 8-GPU
+    jobs single-instance and is further off (largest gap 3.6 points, at 5-8 GPUs;
+    docs/traces.md).
     """
-    path = (shared_data_dir() / "sultanul-ovi_GPU-Cluster-Spot-Resource-Dataset-Analysis"
-            / "outputs_extra/tables/bucket_gpu_demand.csv")
+    path = data_file("sultanul-ovi_GPU-Cluster-Spot-Resource-Dataset-Analysis"
+                     "/outputs_extra/tables/bucket_gpu_demand.csv")
     real = pd.read_csv(path).set_index("gpu_demand_bucket")["jobs"].drop("0")
-    sizes = trace_model("gfs").sizes
+    sizes = trace_model(model).sizes
     gpus = sizes.g * sizes.w
     for label, jobs in real.items():
         lo, _, hi = label.replace(" plus", " to 100000").partition(" to ")
         inside = (gpus >= int(lo)) & (gpus <= int(hi or lo))
-        assert sizes.p[inside].sum() == pytest.approx(jobs / real.sum(), abs=0.012), label
+        assert sizes.p[inside].sum() == pytest.approx(jobs / real.sum(), abs=tolerance), label
 
 
 def test_package_exports_load_lazily():

@@ -29,6 +29,7 @@ from compass.experiments.composition import SHARE_COLUMNS, composition, composit
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
+from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
 from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
@@ -390,6 +391,7 @@ MEASURES: dict[str, Callable[..., Measured]] = {
     "flatness": _flatness, "case_min": _case_min, "case_max": _case_max,
     "case_band": _case_band, "case_wide_blocked": _case_wide_blocked,
     "physical_latency": _physical_latency,
+    **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
 }
 
 
@@ -445,9 +447,14 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
 
 
 # ---------------------------------------------------------------------------- writing
-def load_claims(path: str | Path) -> list[Claim]:
-    with open(path) as fh:
-        return [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
+def load_claims(path: str | Path | Sequence[str | Path]) -> list[Claim]:
+    """The claims of one file, or of several in turn (paper/claims.yaml, then the others)."""
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    claims = []
+    for one in paths:
+        with open(one) as fh:
+            claims += [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
+    return claims
 
 
 def load_deviations(path: str | Path) -> list[dict[str, Any]]:
@@ -564,7 +571,8 @@ def _header(res: Results) -> list[str]:
     return lines
 
 
-def write_report(results: str | Path, claims_path: str | Path, deviations_path: str | Path,
+def write_report(results: str | Path, claims_path: str | Path | Sequence[str | Path],
+                 deviations_path: str | Path,
                  out: str | Path, figures: str | Path, tables: str | Path) -> None:
     """Measure every claim on a results folder and write the Markdown report."""
     res, out = Results.load(results), Path(out)

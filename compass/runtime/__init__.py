@@ -124,6 +124,7 @@ def run_physical(
         workdir = Path("results/physical/work") / time.strftime("%Y%m%d-%H%M%S")
     from compass import metrics
     from compass.run_inputs import prepare_run
+    from compass.traces.schema import external_ids, restore_ids
 
     try:
         from compass.runtime.controller import Controller, ControllerConfig
@@ -148,6 +149,9 @@ def run_physical(
         "nodes": nodes, "gpus_per_node": gpus_per_node, "time_scale": time_scale,
         "steps_per_trace_second": steps_per_trace_second, "trace_digest": _digest(frame),
     }
+    ids = external_ids(frame)  # text ids: the controller and its journal use FIFO positions
+    if ids is not None:
+        frame = frame.assign(job_id=range(len(frame)))
     workdir = Path(workdir).resolve()  # actors may run elsewhere, in another directory
     log.info("physical run: journal and checkpoints in %s", workdir)
     started = time.monotonic()
@@ -176,9 +180,11 @@ def run_physical(
         "wall_s": time.monotonic() - started,
         **metadata,
     }
-    return PhysicalResult(records.jobs, records.timeline, records.migrations,
-                          records.placements, records.restarts, summary, metadata,
-                          records.checkpoint_faults)
+    jobs, migrations, placements, restarts, faults = (
+        restore_ids(t, ids) for t in (records.jobs, records.migrations, records.placements,
+                                      records.restarts, records.checkpoint_faults))
+    return PhysicalResult(jobs, records.timeline, migrations, placements, restarts, summary,
+                          metadata, faults)
 
 
 def _digest(frame: pd.DataFrame) -> str:

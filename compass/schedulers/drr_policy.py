@@ -2,7 +2,7 @@
 
 Source: DRR (Wu, Chen, Wang, SoCC'25) trains its DRL placement agent by imitation of
 heuristics (the abstract; the COMPASS-ABS paper's section 5.4 names best-fit as the
-imitated heuristic); spec: shared/design/baselines.md section 6. The SoCC'25 network and
+imitated heuristic); rules: docs/baselines.md, "DRR". The SoCC'25 network and
 weights are not public, so this is our own small stand-in [A]:
 
 * Candidates: as in ``greedy_gang`` (compass/schedulers/base.py), the lowest-index node of

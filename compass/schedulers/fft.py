@@ -3,7 +3,7 @@
 Source: the paper's sections 5.4 and 6.6 (an ILP reorganises all running jobs at the start of
 each round; arrivals inside a round go best-fit) and FFT's abstract
 (CDS-Macau/CDS-Macau.github.io ``content/publication/conference-paper/FFT.md``); no code is
-public. Spec: shared/design/baselines.md section 5. Assumptions [A]:
+public. Rules: docs/baselines.md, "FFT". Assumptions [A]:
 
 * all GPUs are equal, so FFT's throughput heterogeneity and fairness compensation vanish and
   the round's cost-minimisation becomes a defragmenting repack;

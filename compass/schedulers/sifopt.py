@@ -1,8 +1,8 @@
 """SIFOpt: the oracle that migrates to an exact Phi* witness at every event (paper appendix C).
 
 Source: the paper's appendix C (Algorithm 2 and its prose: the witness packing P*(t) is the
-target placement SIFOpt moves towards) and section 5.4; no code is public. Spec:
-shared/design/baselines.md section 7. The witness is the foundation's
+target placement SIFOpt moves towards) and section 5.4; no code is public. Rules:
+docs/baselines.md, "SIFOpt". The witness is the foundation's
 ``fragmentation.witness_packing``: Algorithm 2 under the WCC, else an exact optimum (greedy
 when it meets the bound, else the configuration ILP), so Phi* is attained after every event
 even when the WCC fails; appendix C's heuristic residual ILP is therefore not needed.

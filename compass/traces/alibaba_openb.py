@@ -8,11 +8,14 @@ deletion_time - scheduled_time (``run_time="scheduled"``, the default, the canon
 time) or deletion_time - creation_time (``run_time="creation"``).
 
 Drop rules, in this order: ``no_gpu`` (num_gpu = 0), ``shared_gpu`` (num_gpu = 1 with
-gpu_milli < 1000: a GPU share, not a whole GPU), ``gpu_exceeds_node`` (num_gpu > G),
-``phase_filtered`` (pod_phase not in ``phases``, when given), ``never_scheduled`` (no
-scheduled_time, run_time "scheduled" only), ``zero_duration``.
-The openb_pod_list_multigpu*/gpuspec* files have no times: they are snapshot workloads and
-are refused. Malformed input (a missing column or value, a non-numeric, negative or
+gpu_milli < 1000: a GPU share, not a whole GPU; with ``fractional="round-up"`` such pods
+are kept as 1 whole GPU instead, and the report counts them under ``rounded_up``),
+``gpu_exceeds_node`` (num_gpu > G), ``phase_filtered`` (pod_phase not in ``phases``, when
+given), ``never_scheduled`` (no scheduled_time, run_time "scheduled" only),
+``zero_duration``.
+The openb_pod_list_multigpu*/gpuspec* files have no times: they are snapshot workloads,
+refused here and read by ``load_alibaba_openb_snapshot`` (pods without times, for static
+packing) instead. Malformed input (a missing column or value, a non-numeric, negative or
 fractional number, a deletion before the start, a duplicate name) raises ``TraceError``.
 """
 
@@ -39,9 +42,24 @@ from compass.traces.ingest import (
 from compass.traces.schema import TraceError
 
 FORMAT = "alibaba-openb"
+SNAPSHOT_FORMAT = "alibaba-openb-snapshot"
 REQUIRED = ("name", "num_gpu", "gpu_milli", "creation_time", "deletion_time")
 RunTime = Literal["scheduled", "creation"]
+#: GPU-sharing pods (num_gpu = 1, gpu_milli < 1000): dropped, or rounded up to 1 whole GPU.
+Fractional = Literal["drop", "round-up"]
 _WHOLE_GPU_MILLI = 1000
+
+
+def _gpu_rules(rules: DropRules, gpus: np.ndarray, milli: np.ndarray, fractional: Fractional,
+               gpus_per_node: int) -> int:
+    """The GPU drop rules of both openb formats; returns how many pods were rounded up."""
+    if fractional not in ("drop", "round-up"):
+        raise ValueError(f"fractional must be 'drop' or 'round-up', got {fractional!r}")
+    rules.drop("no_gpu", gpus == 0)
+    shared = (gpus == 1) & (milli < _WHOLE_GPU_MILLI)
+    rules.drop("shared_gpu", shared if fractional == "drop" else np.zeros_like(shared))
+    rules.drop("gpu_exceeds_node", gpus > gpus_per_node)
+    return int((shared & rules.keep).sum()) if fractional == "round-up" else 0
 
 
 def load_alibaba_openb(
@@ -49,6 +67,7 @@ def load_alibaba_openb(
     *,
     run_time: RunTime = "scheduled",
     phases: Iterable[str] | None = None,
+    fractional: Fractional = "drop",
     gpus_per_node: int = G_DEFAULT,
 ) -> tuple[pd.DataFrame, LoadReport]:
     """Load an openb pod list with times (``openb_pod_list_default.csv``)."""
@@ -82,9 +101,7 @@ def load_alibaba_openb(
                       f"deletion_time {deleted[i]:g} precedes {start_column} {started[i]:g}")
 
     rules = DropRules(len(frame))
-    rules.drop("no_gpu", gpus == 0)
-    rules.drop("shared_gpu", (gpus == 1) & (milli < _WHOLE_GPU_MILLI))
-    rules.drop("gpu_exceeds_node", gpus > gpus_per_node)
+    rounded = _gpu_rules(rules, gpus, milli, fractional, gpus_per_node)
     if phases is not None:
         rules.drop("phase_filtered", ~frame["pod_phase"].isin(set(phases)).to_numpy())
     if run_time == "scheduled":
@@ -99,6 +116,31 @@ def load_alibaba_openb(
     )
     report = LoadReport(
         source, FORMAT, len(frame), int(keep.sum()), rules.dropped,
-        {"run_time": run_time, "phases": None if phases is None else sorted(set(phases))},
+        {"run_time": run_time, "phases": None if phases is None else sorted(set(phases)),
+         "fractional": fractional, "rounded_up": rounded},
     )
     return out, report
+
+
+def load_alibaba_openb_snapshot(
+    path: str | Path, *, fractional: Fractional = "drop", gpus_per_node: int = G_DEFAULT,
+) -> tuple[pd.DataFrame, LoadReport]:
+    """An openb pod list without times (``openb_pod_list_multigpu*.csv``): the pods of a
+    snapshot workload, one row each (``source_id``, ``gpus_per_instance``), in file order.
+
+    The drop rules are the GPU rules of ``load_alibaba_openb`` (``no_gpu``, ``shared_gpu``
+    or ``rounded_up``, ``gpu_exceeds_node``).
+    """
+    source = str(path)
+    frame = read_text_table(path, ("name", "num_gpu", "gpu_milli"), SNAPSHOT_FORMAT)
+    ids = identifiers(frame, "name", source)
+    gpus = numeric(frame, "num_gpu", source, whole=True, minimum=0)
+    milli = numeric(frame, "gpu_milli", source, minimum=0)
+    rules = DropRules(len(frame))
+    rounded = _gpu_rules(rules, gpus, milli, fractional, gpus_per_node)
+    keep = rules.keep
+    pods = pd.DataFrame({"source_id": pd.array(ids[keep].astype(str), dtype="string"),
+                         "gpus_per_instance": gpus[keep].astype(np.int64)})
+    report = LoadReport(source, SNAPSHOT_FORMAT, len(frame), int(keep.sum()), rules.dropped,
+                        {"fractional": fractional, "rounded_up": rounded})
+    return pods, report

@@ -1,10 +1,10 @@
-"""Calibration targets for the synthetic traces, embedded so the package runs without shared/.
+"""Calibration targets for the synthetic traces, embedded so the package runs without data/.
 
-Every constant is copied from one CSV of ``shared/data/calibration/`` (named in ``SOURCES``
-and in the comment above it); ``tests/test_traces_calibration.py`` recomputes each one from
-the CSVs whenever that folder exists. The CSVs themselves cite the upstream repositories and
-the paper (Tables 1-3, sections 5.2-5.3 and 6.3-6.4). Do not edit by hand: change the CSV,
-then copy the value here and let the test confirm it.
+Every constant is copied from one CSV of the repository's ``data/calibration/`` (named in
+``SOURCES`` and in the comment above it); ``tests/test_traces_calibration.py`` recomputes
+each one from the CSVs. The CSVs themselves cite the upstream repositories and the paper
+(Tables 1-3, sections 5.2-5.3 and 6.3-6.4); data/README.md lists them. Do not edit by hand:
+change the CSV, then copy the value here and let the test confirm it.
 """
 
 from __future__ import annotations
@@ -74,6 +74,21 @@ GFS_WORKER_NUM_JOBS = {
     259: 1, 260: 1, 268: 1, 271: 1, 280: 1, 281: 1, 290: 1, 332: 1,
 }
 
+#: Share of all GFS GPU-seconds (gpu_request x worker_num x duration) per worker_num bucket.
+#: Source: gfs_worker_bucket_shares.csv.
+GFS_GPU_SECONDS_SHARE_BY_WORKERS = {
+    "1": 0.722467, "2 to 8": 0.095172, "9 to 32": 0.097963, "33 to 128": 0.077347,
+    "129 plus": 0.007051,
+}
+
+#: Of the real GFS job rows with worker_num > 30 (whole GPUs), the share at gpu_request = 8.
+#: Source: gfs_job_rows_shape.csv.
+GFS_WIDE_JOB_G8_SHARE = 0.916667
+
+#: The widest 1-GPU gang among the real GFS job rows (worker_num at gpu_request = 1).
+#: Source: gfs_job_rows_shape.csv.
+GFS_MAX_WORKERS_AT_G1 = 183
+
 #: GFS duration quantiles in seconds, all jobs.
 #: Source: gfs_duration_stats.csv.
 GFS_DURATION_QUANTILES_S = {0.5: 1216.0, 0.9: 45773.4, 0.95: 461465.3, 0.99: 5663026.28}
@@ -139,6 +154,14 @@ VENUS_GPU_NUM_JOB_SHARE_PCT = {
     "57-64": 0.233, ">64": 1.291,
 }
 
+#: Venus share of GPU time per gpu_num bin, percent (all final states).
+#: Source: venus_gpu_num_per_job_distribution.csv.
+VENUS_GPU_TIME_SHARE_PCT = {
+    "1": 4.633, "2": 3.371, "3-4": 4.762, "5-8": 29.369, "9-12": 0.001, "13-16": 16.189,
+    "17-24": 1.855, "25-32": 23.246, "33-40": 1.365, "41-48": 1.071, "49-56": 2.117,
+    "57-64": 2.921, ">64": 9.1,
+}
+
 #: Venus GPU-job duration CDF in percent at 2^0..2^21 seconds.
 #: Source: helios_duration_cdf.csv.
 VENUS_DURATION_CDF_PCT = {
@@ -190,6 +213,9 @@ SOURCES = {
     "GFS_JOBS_BY_GPU_REQUEST": "gfs_gpu_request_distribution.csv",
     "GFS_FRACTIONAL_GPU_JOBS": "gfs_gpu_request_distribution.csv",
     "GFS_WORKER_NUM_JOBS": "gfs_worker_num_distribution.csv",
+    "GFS_GPU_SECONDS_SHARE_BY_WORKERS": "gfs_worker_bucket_shares.csv",
+    "GFS_WIDE_JOB_G8_SHARE": "gfs_job_rows_shape.csv",
+    "GFS_MAX_WORKERS_AT_G1": "gfs_job_rows_shape.csv",
     "GFS_DURATION_QUANTILES_S": "gfs_duration_stats.csv",
     "GFS_DURATION_BUCKET_SHARES": "gfs_duration_stats.csv",
     "GFS_DURATION_MIN_MAX_S": "gfs_duration_stats.csv",
@@ -200,6 +226,7 @@ SOURCES = {
     "GFS_TRACE_HOUR0_JOBS": "gfs_summary.csv",
     "GFS_SPAN_DAYS": "gfs_summary.csv",
     "VENUS_GPU_NUM_JOB_SHARE_PCT": "venus_gpu_num_per_job_distribution.csv",
+    "VENUS_GPU_TIME_SHARE_PCT": "venus_gpu_num_per_job_distribution.csv",
     "VENUS_DURATION_CDF_PCT": "helios_duration_cdf.csv",
     "VENUS_GPU_JOBS_BY_DAY": "venus_arrivals_by_day.csv",
     "VENUS_GPU_JOBS_BY_HOUR_OF_DAY": "venus_arrivals_by_hour_of_day.csv",

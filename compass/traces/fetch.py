@@ -1,7 +1,7 @@
 """Download the real Venus and GFS job tables, verify them by git blob id, unpack into data/raw/.
 
 Never needed for the default (synthetic) run. The sources and blob ids are those of
-shared/data/README.md ("What could not be obtained"); each trace lists its sources in the
+data/README.md ("raw/ — fetched, never committed"); each trace lists its sources in the
 order they are tried. A download counts only if ``git hash-object`` of the file equals the
 listed blob id; a zip source is verified as a whole, then the member is unpacked.
 

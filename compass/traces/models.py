@@ -1,10 +1,12 @@
 """Statistical models of Venus and GFS jobs, built from the embedded calibration (section 5.3).
 
-Three independent parts per trace: a joint pmf of job shape (g GPUs per instance, w
-instances), a duration distribution (piecewise log-linear inverse CDF through published
-quantiles), and arrivals (jobs per calendar day, a 24-hour profile, the span). The joint
-shape is not published anywhere; the assumptions that close it are stated where they are made
-and in docs/traces.md.
+Per trace: a joint pmf of job shape (g GPUs per instance, w instances), a duration
+distribution (piecewise log-linear inverse CDF through published quantiles), optionally a
+coupling that makes durations depend on shape, and arrivals (jobs per calendar day, a 24-hour
+profile, the span). The GFS joint and both couplings are fitted to published shares of
+instances and of GPU time; the assumptions that close them are stated where they are made
+and in docs/traces.md. ``gfs-indep`` keeps the earlier GFS model (w independent of g inside
+Table 1's classes, durations independent of shape) for workload-sensitivity runs.
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from compass.traces import calibration as cal
+from compass.traces.maxent import minimum_kl
 from compass.traces.windows import TABLE1_CLASSES
 
 HOURS = 24
+#: Wide jobs have more instances than this: the paper's case study (section 6.6) finds over
+#: 90 % of the blocked jobs at g = 8 and w > 30.
+WIDE_JOB_INSTANCES = 30
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,160 @@ class DurationModel:
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` durations in whole seconds (>= 1)."""
-        return np.maximum(np.round(self.quantile(rng.random(n))), 1.0)
+        return self.at_levels(rng.random(n))
+
+    def at_levels(self, levels: np.ndarray) -> np.ndarray:
+        """Durations in whole seconds (>= 1) at CDF levels ``levels``."""
+        return np.maximum(np.round(self.quantile(levels)), 1.0)
+
+    def partial_mean(self, lo: float, hi: float, power: int = 1) -> float:
+        """The integral of Q(u)^power over [lo, hi], exactly (log Q is linear between knots;
+        below the first knot Q is the first knot's duration)."""
+        edges = np.concatenate([[0.0], self.cdf])
+        logs = power * np.log(np.concatenate([[self.seconds[0]], self.seconds]))
+        total = 0.0
+        for a, b, la, lb in zip(edges[:-1], edges[1:], logs[:-1], logs[1:], strict=True):
+            u0, u1 = max(a, lo), min(b, hi)
+            if u1 <= u0:
+                continue
+            slope = (lb - la) / (b - a)
+            q0, q1 = (np.exp(la + slope * (u - a)) for u in (u0, u1))
+            total += (q1 - q0) / slope if slope else q0 * (u1 - u0)
+        return float(total)
+
+    def mean(self) -> float:
+        """E[Q(U)] for U uniform on [0, 1) (before rounding to whole seconds)."""
+        return self.partial_mean(0.0, 1.0)
+
+
+def bucket_range(label: str) -> tuple[float, float]:
+    """[lo, hi] of a bucket label as the sources write them: '1', '3-4', '2 to 8', '129 plus',
+    '>64'."""
+    text = label.strip()
+    if text.startswith(">"):
+        return float(text[1:]) + 1, np.inf
+    if text.endswith(" plus"):
+        return float(text.removesuffix(" plus")), np.inf
+    lo, _, hi = text.replace(" to ", "-").partition("-")
+    return float(lo), float(hi or lo)
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """Job buckets by a size measure, instances (w) or GPUs (w g), each a closed range."""
+
+    measure: Literal["instances", "gpus"]
+    labels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.measure not in ("instances", "gpus"):
+            raise ValueError(f"measure must be 'instances' or 'gpus', got {self.measure!r}")
+
+    def of(self, g: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Bucket index of each job; raises ``ValueError`` for a job outside every bucket."""
+        size = np.asarray(w) if self.measure == "instances" else np.asarray(g) * np.asarray(w)
+        out = np.full(size.shape, -1, dtype=np.int64)
+        for i, label in enumerate(self.labels):
+            lo, hi = bucket_range(label)
+            out[(size >= lo) & (size <= hi)] = i
+        if (out < 0).any():
+            raise ValueError(f"a job of {self.measure} {size[out < 0][0]} is in no bucket "
+                             f"of {self.labels}")
+        return out
+
+
+@dataclass(frozen=True)
+class DurationCoupling:
+    """Durations that depend on job shape, with the overall duration distribution kept.
+
+    A job of bucket b draws the CDF level u of its duration from a piecewise-constant density
+    on [0, 1) (breakpoints ``levels``, row b of ``density``); its duration is Q(u). The rows
+    average to 1 under the buckets' job shares, so durations drawn over all jobs still
+    follow Q: only which jobs get the long ones changes.
+    """
+
+    buckets: Buckets
+    levels: np.ndarray
+    density: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.density.shape != (len(self.buckets.labels), self.levels.size - 1):
+            raise ValueError("density needs one row per bucket and one column per segment")
+        if (self.density < 0).any():
+            raise ValueError("densities must be >= 0")
+        mass = self.density @ np.diff(self.levels)
+        if not np.allclose(mass, 1.0):
+            raise ValueError(f"each bucket's density must integrate to 1, got {mass}")
+
+    def moment(self, durations: DurationModel, bucket: int, power: int = 1) -> float:
+        """E[d^power] of bucket ``bucket``'s jobs (before rounding)."""
+        return float(sum(density * durations.partial_mean(lo, hi, power) for density, lo, hi
+                         in zip(self.density[bucket], self.levels[:-1], self.levels[1:],
+                                strict=True) if density > 0))
+
+    def sample_levels(self, bucket: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+        """CDF levels for jobs of ``bucket`` from uniform draws (inverse CDF, per bucket)."""
+        out = np.empty(uniform.shape)
+        width = np.diff(self.levels)
+        for b in range(self.density.shape[0]):
+            chosen = bucket == b
+            cdf = np.concatenate([[0.0], np.cumsum(self.density[b] * width)])
+            # ties in cdf bound segments of zero density: only draws of measure zero land on them
+            out[chosen] = np.interp(uniform[chosen], cdf, self.levels)
+        return out
+
+
+def fit_coupling(sizes: SizeModel, durations: DurationModel, buckets: Buckets,
+                 gpu_time_share: Mapping[str, float]) -> DurationCoupling:
+    """The coupling whose expected GPU-time share per bucket equals ``gpu_time_share``.
+
+    Bucket b needs mean duration E_b proportional to share_b / (P(b) E[G | b]) with
+    sum_b P(b) E_b = E[d]. Each bucket except the one with the most jobs (the reference)
+    draws u uniform on [0, c] (shorter than average) or on [c, 1] (longer), c solved for
+    E_b; the reference takes the remaining density, which must stay >= 0.
+    """
+    index = buckets.of(sizes.g, sizes.w)
+    labels = buckets.labels
+    jobs = np.array([sizes.p[index == b].sum() for b in range(len(labels))])
+    gpus = np.array([(sizes.p * sizes.g * sizes.w)[index == b].sum() for b in range(len(labels))])
+    if (jobs <= 0).any():
+        raise ValueError(f"buckets without jobs in the shape model: "
+                         f"{[lab for lab, j in zip(labels, jobs, strict=True) if j <= 0]}")
+    share = np.array([gpu_time_share[lab] for lab in labels], dtype=float)
+    ratio = share / gpus  # E_b up to a common factor
+    mean = durations.mean()
+    target = ratio * mean / (jobs * ratio).sum()
+    ref = int(np.argmax(jobs))
+    cuts: dict[int, tuple[float, float]] = {}
+    for b in range(len(labels)):
+        if b != ref:
+            cuts[b] = _truncation(durations, target[b], below=target[b] < mean)
+    levels = np.unique(np.concatenate([[0.0, 1.0], [c for pair in cuts.values() for c in pair]]))
+    middle = (levels[:-1] + levels[1:]) / 2
+    density = np.zeros((len(labels), middle.size))
+    for b, (lo, hi) in cuts.items():
+        density[b] = ((middle > lo) & (middle < hi)) / (hi - lo)
+    rest = 1.0 - (jobs[:, None] * density).sum(axis=0)
+    if (rest < -1e-9).any():
+        raise ValueError("the GPU-time shares need more long (or short) jobs than the "
+                         f"reference bucket {labels[ref]!r} can give up")
+    density[ref] = np.maximum(rest, 0.0) / jobs[ref]
+    return DurationCoupling(buckets, levels, density)
+
+
+def _truncation(durations: DurationModel, mean: float, below: bool) -> tuple[float, float]:
+    """[0, c] (``below``) or [c, 1] whose conditional mean duration is ``mean`` (bisection)."""
+    lo, hi = 1e-9, 1.0 - 1e-9
+    for _ in range(100):
+        c = (lo + hi) / 2
+        part = ((durations.partial_mean(0.0, c) / c) if below
+                else durations.partial_mean(c, 1.0) / (1.0 - c))
+        if part < mean:
+            lo = c
+        else:
+            hi = c
+    c = (lo + hi) / 2
+    return (0.0, c) if below else (c, 1.0)
 
 
 @dataclass(frozen=True)
@@ -113,12 +273,23 @@ class ArrivalModel:
 
 @dataclass(frozen=True)
 class TraceModel:
-    """Everything a synthetic day of one trace needs."""
+    """Everything a synthetic day of one trace needs (``coupling`` None: durations
+    independent of shape)."""
 
     name: str
     sizes: SizeModel
     durations: DurationModel
     arrivals: ArrivalModel
+    coupling: DurationCoupling | None = None
+
+    def sample_durations(self, rng: np.random.Generator, g: np.ndarray,
+                         w: np.ndarray) -> np.ndarray:
+        """Durations in whole seconds for jobs of shapes (g, w)."""
+        if self.coupling is None:
+            return self.durations.sample(rng, g.size)
+        uniform = rng.random(g.size)
+        levels = self.coupling.sample_levels(self.coupling.buckets.of(g, w), uniform)
+        return self.durations.at_levels(levels)
 
 
 def table1_targets(trace: str) -> dict[str, float]:
@@ -178,6 +349,32 @@ def _collapse(entries: list[tuple[int, int, float]]) -> SizeModel:
     return SizeModel(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]), p / p.sum())
 
 
+#: Venus single-node jobs (1-8 GPUs) form one duration bucket of the coupling.
+VENUS_SINGLE_NODE = "1-8"
+
+
+def venus_gpu_time_targets() -> dict[str, float]:
+    """Share of Venus GPU time per bucket of the coupling: single-node jobs, then each
+    multi-node gpu_num bin."""
+    pct = cal.VENUS_GPU_TIME_SHARE_PCT
+    single = [k for k in pct if bucket_range(k)[1] <= 8]
+    shares = {VENUS_SINGLE_NODE: sum(pct[k] for k in single) / 100}
+    shares.update({k: v / 100 for k, v in pct.items() if k not in single})
+    return shares
+
+
+def venus_coupling(sizes: SizeModel, durations: DurationModel) -> DurationCoupling:
+    """Venus durations by per-job GPU count: each multi-node gpu_num bin's share of GPU time.
+
+    The single-node bins (1, 2, 3-4, 5-8 GPUs) are one bucket, the reference: splitting
+    them (short 1-GPU jobs, as their 4.6 % share of GPU time suggests) leaves fewer 1-GPU
+    fillers running beside the FUF instances, and the WCC then fails on 7 % of base days
+    instead of 1 %, against Table 3 (docs/traces.md).
+    """
+    shares = venus_gpu_time_targets()
+    return fit_coupling(sizes, durations, Buckets("gpus", tuple(shares)), shares)
+
+
 def venus_durations() -> DurationModel:
     """Venus GPU-job durations through the CDF at 2^0..2^21 s (1 s below the first knot)."""
     knots = sorted(cal.VENUS_DURATION_CDF_PCT.items())
@@ -193,20 +390,58 @@ def venus_arrivals() -> ArrivalModel:
 
 
 # ------------------------------------------------------------------ GFS
-def gfs_sizes() -> SizeModel:
-    """GFS shapes: g by the integer gpu_request counts, w by the worker_num histogram.
+def _gfs_marginals() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(g values, job pmf of g over whole-GPU jobs, w values, job pmf of w)."""
+    g = np.array(sorted(cal.GFS_JOBS_BY_GPU_REQUEST))
+    p_g = np.array([cal.GFS_JOBS_BY_GPU_REQUEST[x] for x in g], dtype=float)
+    w = np.array(sorted(cal.GFS_WORKER_NUM_JOBS))
+    p_w = np.array([cal.GFS_WORKER_NUM_JOBS[x] for x in w], dtype=float)
+    return g, p_g / p_g.sum(), w, p_w / p_w.sum()
 
-    The two marginals are published, the joint is not. Assumption: w = 1 with probability
-    q_c in class c (Table 1's classes), else w follows the histogram's w >= 2 tail. q_c is
-    solved so that per-instance shares equal Table 1: E[w | c] = E[w] s_c / p_c (s_c the
-    instance share, p_c the job share), which keeps P(w = 1) and E[w] of the histogram.
+
+def gfs_sizes() -> SizeModel:
+    """GFS shapes: the joint (g, w) pmf closest to independence that meets the published facts.
+
+    Constraints (an I-projection of the product of the marginals, ``maxent.minimum_kl``):
+    the integer gpu_request histogram (g), the worker_num histogram (w), Table 1's instance
+    shares of I=1 and I_FF (I=8 follows), and the real job rows' share of g = 8 among jobs
+    with w > 30 (``GFS_WIDE_JOB_G8_SHARE``, 91.7 %). Support: 1-GPU gangs no wider than the
+    widest in the real rows (``GFS_MAX_WORKERS_AT_G1``); FUF jobs single-instance, because
+    Table 1's FUF instance share (0.05 %) is below what single-instance FUF jobs already give
+    (0.0504 %), so it cannot be met exactly and w = 1 comes closest. The w histogram counts
+    all jobs, fractional-GPU ones included (its whole-GPU part is not published).
+    """
+    g, p_g, w, p_w = _gfs_marginals()
+    G, W = np.meshgrid(g, w, indexing="ij")
+    prior = np.outer(p_g, p_w)
+    prior[(G == 1) & (W > cal.GFS_MAX_WORKERS_AT_G1)] = 0.0
+    prior[np.isin(G, TABLE1_CLASSES["I_FUF"]) & (W > 1)] = 0.0
+    target = table1_targets("gfs")
+    wide = W > WIDE_JOB_INSTANCES
+    rows = [*((G == x) for x in g[:-1]), *((W == x) for x in w[:-1]),
+            *(W * (np.isin(G, TABLE1_CLASSES[c]) - target[c]) for c in ("I=1", "I_FF")),
+            wide * ((G == 8) - cal.GFS_WIDE_JOB_G8_SHARE)]
+    goals = [*p_g[:-1], *p_w[:-1], 0.0, 0.0, 0.0]
+    joint = minimum_kl(prior.ravel(), np.array([r.ravel() for r in rows], dtype=float),
+                       np.array(goals))
+    return _collapse([(int(a), int(b), float(p)) for a, b, p
+                      in zip(G.ravel(), W.ravel(), joint, strict=True)])
+
+
+def gfs_sizes_independent() -> SizeModel:
+    """The earlier GFS shapes (``gfs-synth-indep``): g by the gpu_request counts, w by the
+    worker_num histogram, independent inside each Table 1 class.
+
+    Assumption: w = 1 with probability q_c in class c, else w follows the histogram's w >= 2
+    tail. q_c is solved so that per-instance shares equal Table 1: E[w | c] = E[w] s_c / p_c
+    (s_c the instance share, p_c the job share), which keeps P(w = 1) and E[w] of the
+    histogram. It puts about half of the w > 30 jobs on 1-GPU instances.
     """
     g_counts = cal.GFS_JOBS_BY_GPU_REQUEST
     jobs = sum(g_counts.values())
-    workers = np.array(sorted(cal.GFS_WORKER_NUM_JOBS))
-    w_jobs = np.array([cal.GFS_WORKER_NUM_JOBS[w] for w in workers], dtype=float)
-    mean_w = float((workers * w_jobs).sum() / w_jobs.sum())
-    tail_w, tail_p = workers[workers > 1], w_jobs[workers > 1] / w_jobs[workers > 1].sum()
+    _, _, workers, p_w = _gfs_marginals()
+    mean_w = float((workers * p_w).sum())
+    tail_w, tail_p = workers[workers > 1], p_w[workers > 1] / p_w[workers > 1].sum()
     tail_mean = float((tail_w * tail_p).sum())
     target = table1_targets("gfs")
     entries: list[tuple[int, int, float]] = []
@@ -220,6 +455,12 @@ def gfs_sizes() -> SizeModel:
             entries += [(g, int(w), p_g * (1 - single) * q)
                         for w, q in zip(tail_w, tail_p, strict=True)]
     return _collapse(entries)
+
+
+def gfs_coupling(sizes: SizeModel, durations: DurationModel) -> DurationCoupling:
+    """GFS durations by instances per job: each worker_num bucket's share of GPU-seconds."""
+    shares = cal.GFS_GPU_SECONDS_SHARE_BY_WORKERS
+    return fit_coupling(sizes, durations, Buckets("instances", tuple(shares)), shares)
 
 
 def gfs_durations() -> DurationModel:
@@ -252,11 +493,21 @@ def gfs_arrivals() -> ArrivalModel:
                         cal.GFS_SPAN_DAYS)
 
 
+#: The calibrated models by name: the GFS joint, the earlier independent GFS model, Venus.
+MODELS = ("venus", "gfs", "gfs-indep")
+
+
 @functools.cache
 def trace_model(trace: str) -> TraceModel:
-    """The calibrated model of ``trace`` ('venus' or 'gfs')."""
+    """The calibrated model of ``trace`` (one of ``MODELS``)."""
     if trace == "venus":
-        return TraceModel("venus", venus_sizes(), venus_durations(), venus_arrivals())
+        sizes, durations = venus_sizes(), venus_durations()
+        return TraceModel("venus", sizes, durations, venus_arrivals(),
+                          venus_coupling(sizes, durations))
     if trace == "gfs":
-        return TraceModel("gfs", gfs_sizes(), gfs_durations(), gfs_arrivals())
-    raise ValueError(f"no calibrated model for trace {trace!r}; choose 'venus' or 'gfs'")
+        sizes, durations = gfs_sizes(), gfs_durations()
+        return TraceModel("gfs", sizes, durations, gfs_arrivals(),
+                          gfs_coupling(sizes, durations))
+    if trace == "gfs-indep":
+        return TraceModel("gfs-indep", gfs_sizes_independent(), gfs_durations(), gfs_arrivals())
+    raise ValueError(f"no calibrated model for trace {trace!r}; choose one of {MODELS}")

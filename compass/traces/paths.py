@@ -1,12 +1,14 @@
-"""Where the shared real data lives: ``$COMPASS_SHARED_DATA``, else ``../shared/data``."""
+"""Where the repository's data lives: ``data/`` of the source checkout (data/README.md).
+
+The package itself runs without it (the calibration targets are embedded in
+``compass.traces.calibration``); the tests, the openb experiments and the notebooks read the
+real files shipped there, and ``compass trace fetch`` downloads the large tables into
+``data/raw/``.
+"""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-#: Environment variable that overrides the shared data folder.
-SHARED_DATA_ENV = "COMPASS_SHARED_DATA"
 
 
 def repo_root() -> Path:
@@ -14,8 +16,15 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def shared_data_dir() -> Path | None:
-    """The shared data folder if it exists, else None (CI and developers have it; users may not)."""
-    override = os.environ.get(SHARED_DATA_ENV)
-    candidate = Path(override) if override else repo_root().parent / "shared" / "data"
-    return candidate if candidate.is_dir() else None
+def data_dir() -> Path:
+    """The repository's ``data/`` folder."""
+    return repo_root() / "data"
+
+
+def data_file(relative: str | Path) -> Path:
+    """A file under ``data/``; raises ``FileNotFoundError`` naming it when it is missing."""
+    path = data_dir() / relative
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not found; data/README.md lists the files shipped "
+                                "in data/ and how to fetch the large ones")
+    return path

@@ -1,9 +1,15 @@
-"""The canonical trace schema (ARCHITECTURE.md) and its validation.
+"""The canonical trace schema (docs/traces.md) and its validation.
 
 One row per job: ``job_id``, ``submit_time`` (s), ``duration`` (s of pure run time, > 0),
-``num_instances`` (w >= 1), ``gpus_per_instance`` (g in 1..G). Rows are sorted by
-(submit_time, job_id), which is also the FIFO order. Bad input raises ``TraceError``
-naming the source, the row and the column; nothing is dropped silently.
+``num_instances`` (w >= 1), ``gpus_per_instance`` (g in 1..G). A ``job_id`` column is either
+whole numbers or text ids (any column holding a non-numeric value is text, kept exactly as
+given). Rows are sorted by (submit_time, job_id) for whole-number ids and by submit_time for
+text ids (ties keep the row order); that order is the FIFO order. Bad input raises
+``TraceError`` naming the source, the row and the column; nothing is dropped silently.
+
+Text ids stay at the boundaries: ``jobs_from_frame`` numbers such jobs by FIFO position for
+the simulator (its ids are dict keys and tie-breakers), and ``external_ids`` gives the map
+back that ``compass.simulate`` applies to every table it returns.
 """
 
 from __future__ import annotations
@@ -18,6 +24,15 @@ from compass.model import G_DEFAULT, Job
 
 CANONICAL_COLUMNS = ("job_id", "submit_time", "duration", "num_instances", "gpus_per_instance")
 _INTEGER_COLUMNS = ("job_id", "num_instances", "gpus_per_instance")
+
+
+def text_ids(frame: pd.DataFrame) -> bool:
+    """Whether ``frame``'s job_id column holds text ids (some value is not a number)."""
+    raw = frame["job_id"]
+    if raw.dtype.kind in "iuf":
+        return False
+    num = pd.to_numeric(raw, errors="coerce")
+    return bool((num.isna() & raw.notna()).any())
 
 
 @dataclass
@@ -59,7 +74,14 @@ def validate_trace(
         line = i + 1 + header_lines if header_lines is not None else None
         return TraceError(source, problem, row=i + 1, column=column, line=line)
 
-    for col in CANONICAL_COLUMNS:
+    texts = text_ids(out)
+    if texts:
+        raw = out["job_id"]
+        blank = np.flatnonzero(raw.isna().to_numpy() | (raw.astype(str).str.strip() == ""))
+        if blank.size:
+            raise fail(int(blank[0]), "job_id", "missing value")
+        out["job_id"] = raw.astype(str).astype(object)
+    for col in CANONICAL_COLUMNS[1:] if texts else CANONICAL_COLUMNS:
         raw = out[col]
         num = pd.to_numeric(raw, errors="coerce")
         bad = np.flatnonzero(num.isna().to_numpy() | ~np.isfinite(num.to_numpy(dtype=float)))
@@ -91,7 +113,8 @@ def validate_trace(
         raise fail(i, "job_id", f"duplicate job_id {out['job_id'].iloc[i]}")
     t = out["submit_time"].to_numpy()
     ids = out["job_id"].to_numpy()
-    later = (t[1:] > t[:-1]) | ((t[1:] == t[:-1]) & (ids[1:] > ids[:-1]))
+    later = (t[1:] >= t[:-1]) if texts else (t[1:] > t[:-1]) | ((t[1:] == t[:-1])
+                                                                  & (ids[1:] > ids[:-1]))
     unsorted = np.flatnonzero(~later)
     if unsorted.size:
         i = int(unsorted[0]) + 1
@@ -120,6 +143,25 @@ def read_trace(path: str | Path, gpus_per_node: int = G_DEFAULT) -> pd.DataFrame
 
 
 def jobs_from_frame(frame: pd.DataFrame) -> list[Job]:
-    """``Job`` records of a validated canonical frame, in FIFO order."""
-    cols = [frame[c].tolist() for c in CANONICAL_COLUMNS]
-    return [Job(int(j), float(s), float(d), int(w), int(g)) for j, s, d, w, g in zip(*cols)]
+    """``Job`` records of a validated canonical frame, in FIFO order.
+
+    Whole-number ids are kept; text ids become the job's FIFO position (``external_ids``
+    maps them back).
+    """
+    cols = [frame[c].tolist() for c in CANONICAL_COLUMNS[1:]]
+    ids = range(len(frame)) if text_ids(frame) else frame["job_id"].tolist()
+    return [Job(int(j), float(s), float(d), int(w), int(g)) for j, s, d, w, g in zip(ids, *cols)]
+
+
+def external_ids(frame: pd.DataFrame) -> np.ndarray | None:
+    """The given text ids indexed by the job ids ``jobs_from_frame`` assigned (FIFO
+    positions), or None when the frame's ids are whole numbers (kept as they are)."""
+    return frame["job_id"].to_numpy(dtype=object) if text_ids(frame) else None
+
+
+def restore_ids(table: pd.DataFrame, ids: np.ndarray | None,
+                column: str = "job_id") -> pd.DataFrame:
+    """``table`` with its internal job ids in ``column`` replaced by the given text ids."""
+    if ids is None:
+        return table
+    return table.assign(**{column: ids[table[column].to_numpy(dtype=np.int64)]})

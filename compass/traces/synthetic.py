@@ -1,8 +1,12 @@
 """Seeded synthetic traces, the offline default: ``venus-synth``, ``gfs-synth``, ``physmix``.
 
 Each day is planned, then generated from the calibrated models (``compass.traces.models``):
-its job count is the calibrated count of that calendar day, shapes and durations are drawn
-independently, arrivals follow the hour-of-day profile. Three kinds of day:
+its job count is the calibrated count of that calendar day, shapes come from the trace's
+joint (g, w) pmf, durations from its duration model (depending on shape through the model's
+coupling), arrivals follow the hour-of-day profile. ``gfs-synth-indep`` is the earlier GFS
+generator (width independent of g inside Table 1's classes, durations independent of shape),
+kept for workload-sensitivity comparisons; it draws from the same random streams as
+``gfs-synth``, so both have the same days, job counts and arrival times. Three kinds of day:
 
 * ``base``: the calibrated model as is;
 * ``table2``: the days of paper Table 2 (Venus 92, GFS 26 and 58), whose instance-size
@@ -34,7 +38,7 @@ from compass.traces.models import SizeModel, TraceModel, trace_model
 from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
 from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances
 
-KINDS = ("venus-synth", "gfs-synth", "physmix")
+KINDS = ("venus-synth", "gfs-synth", "physmix", "gfs-synth-indep")
 #: Prefix of the ``source`` column of every synthetic frame.
 SYNTHETIC_PREFIX = "synthetic:"
 #: Phys-Mix jobs per day by default: about 1.1 times the 4 x 8 cluster's GPU-hours.
@@ -45,8 +49,13 @@ STRESS_WIDTH = 4
 STRESS_SIZE = 5
 
 Scenario = Literal["base", "table2", "wcc-stress"]
-_TRACE = {"venus-synth": "venus", "gfs-synth": "gfs"}
-_KIND_ID = {kind: i for i, kind in enumerate(KINDS)}
+#: The calibrated model (``compass.traces.models.trace_model``) of each kind, and the paper
+#: trace it stands for (Table 1-3 targets, the WCC-stress rate).
+MODEL_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs-indep"}
+TRACE_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs"}
+#: Random-stream id per kind: gfs-synth-indep shares gfs-synth's streams (paired traces, and
+#: the same output as the earlier gfs-synth for a seed).
+_KIND_ID = {"venus-synth": 0, "gfs-synth": 1, "physmix": 2, "gfs-synth-indep": 1}
 _PURPOSE = {"plan": 0, "shape": 1, "duration": 2, "arrival": 3, "composition": 4, "stress": 5}
 
 
@@ -98,7 +107,7 @@ def _trace_days(kind: str, days: int | None, start_day: int) -> range:
     if start_day < 0:
         raise ValueError(f"start_day must be >= 0, got {start_day}")
     if days is None:
-        span = 1 if kind == "physmix" else trace_model(_TRACE[kind]).arrivals.span_days
+        span = 1 if kind == "physmix" else trace_model(MODEL_OF[kind]).arrivals.span_days
         days = max(int(np.ceil(span)) - start_day, 0)
     if days < 1:
         raise ValueError(f"days must be >= 1, got {days}")
@@ -113,8 +122,8 @@ def day_plans(kind: str, days: int | None = None, start_day: int = 0,
     span = _trace_days(kind, days, start_day)
     if kind == "physmix":
         return [DayPlan(d, PHYSMIX_JOBS_PER_DAY, "base") for d in span]
-    trace = _TRACE[kind]
-    arrivals = trace_model(trace).arrivals
+    trace = TRACE_OF[kind]
+    arrivals = trace_model(MODEL_OF[kind]).arrivals
     rate = wcc_stress_rate(trace)
     plans = []
     for d in span:
@@ -193,7 +202,7 @@ def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
         if plan.composition:
             g = _match_composition(g, w, plan.composition, sizes,
                                    _rng(seed, kind, day, "composition"))
-        duration = model.durations.sample(_rng(seed, kind, day, "duration"), n)
+        duration = model.sample_durations(_rng(seed, kind, day, "duration"), g, w)
         workload = None
         hours = model.arrivals.hours_on(day)
     hour = arrival.choice(24, size=n, p=hours)
@@ -217,7 +226,7 @@ def synthesize(kind: str, days: int | None = None, start_day: int = 0,
     ("synthetic:<kind>"), ``scenario`` (the day's plan) and, for physmix, ``workload``.
     """
     plans = day_plans(kind, days, start_day, seed)
-    model = None if kind == "physmix" else trace_model(_TRACE[kind])
+    model = None if kind == "physmix" else trace_model(MODEL_OF[kind])
     parts = [_generate_day(kind, model, plan, seed) for plan in plans]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     index_in_day = np.concatenate([np.arange(p["day"].size) for p in parts])

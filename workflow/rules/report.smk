@@ -11,6 +11,8 @@ rule report:
         case=CASE_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         table1=PLAN.table1_files,
+        openb=OPENB_TARGETS,  # workflow/rules/openb.smk
+        openb_claims=OPENB_CLAIMS,
     output:
         PLAN.report,
     params:

@@ -4,4 +4,5 @@ from compass.experiments.report import write_report
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p, inp = snakemake.params, snakemake.input
-write_report(p.results, inp.claims, inp.deviations, snakemake.output[0], p.figures, p.tables)
+write_report(p.results, [inp.claims, *inp.openb_claims], inp.deviations, snakemake.output[0],
+             p.figures, p.tables)

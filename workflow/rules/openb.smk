@@ -1,0 +1,82 @@
+# REAL openb experiments (compass.experiments.openb; docs/pipeline.md, "openb"): the default
+# pod list replayed in time, the four multi-GPU variants packed statically, notebook 08 and
+# the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
+
+import sys
+
+from compass.experiments.config import check_schedulers
+from compass.experiments.openb import (
+    NOTEBOOK as OPENB_NOTEBOOK_NAME,
+    PACKING,
+    PACKING_META,
+    PRODUCTS as OPENB_PRODUCTS,
+    REPLAY_DAYS,
+    REPLAY_META,
+    REPLAY_RUNS,
+    OpenbConfig,
+    openb_dir,
+)
+from compass.experiments.layout import figure_files, table_files
+from compass.schedulers import available
+
+OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
+OPENB = OPENB.resolved(BASE) if OPENB is not None else None
+OPENB_DIR = openb_dir(L.root)
+OPENB_TARGETS = []
+OPENB_CLAIMS = []
+
+if OPENB is not None:
+    check_schedulers([*OPENB.schedulers, *OPENB.packing_schedulers], available())
+    OPENB_RECORD = dump(OPENB.record())
+    OPENB_REPLAY = [OPENB_DIR / f for f in (REPLAY_RUNS, REPLAY_DAYS, REPLAY_META)]
+    OPENB_PACKING = [OPENB_DIR / f for f in (PACKING, PACKING_META)]
+    OPENB_FILES = [
+        *(f for s in OPENB_PRODUCTS.figures for f in figure_files(PLAN.figures, s)),
+        *(f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)),
+    ]
+    OPENB_TARGETS = [L.notebook(OPENB_NOTEBOOK_NAME), *OPENB_FILES]
+    OPENB_CLAIMS = [BASE / "paper" / "claims_openb.yaml"]
+
+    rule openb_replay:
+        input:
+            OPENB.replay.path,
+        output:
+            OPENB_REPLAY,
+        params:
+            record=OPENB_RECORD,
+            part="replay",
+            out=str(OPENB_DIR),
+        script:
+            "../scripts/openb.py"
+
+    rule openb_packing:
+        input:
+            [*OPENB.packing.variants.values(), OPENB.packing.node_list],
+        output:
+            OPENB_PACKING,
+        params:
+            record=OPENB_RECORD,
+            part="packing",
+            out=str(OPENB_DIR),
+        script:
+            "../scripts/openb.py"
+
+    rule notebook_08_real_openb:
+        input:
+            notebook=BASE / "notebooks" / f"{OPENB_NOTEBOOK_NAME}.ipynb",
+            config=L.config,
+            replay=OPENB_REPLAY,
+            packing=OPENB_PACKING,
+        output:
+            notebook=L.notebook(OPENB_NOTEBOOK_NAME),
+            products=OPENB_FILES,
+        params:
+            python=sys.executable,
+            results=str(L.root),
+            figures=str(PLAN.figures),
+            tables=str(PLAN.tables),
+        localrule: True
+        shell:
+            "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
+            "--no-progress-bar -p results {params.results} -p figures {params.figures} "
+            "-p tables {params.tables}"
