@@ -136,7 +136,9 @@ def test_sigterm_finishes_the_running_job_and_says_so(tmp_path):
     assert status == 143, out
     assert ACCURATE in out and "no job failed" in out and GENERIC not in out
     made = [t for t in TARGETS if (tmp_path / t).is_file()]
-    assert len(made) == 1 and not _incomplete(tmp_path)  # the running job finished
+    # the job running at the signal finished (on a loaded machine the first may already have
+    # ended and the second be running) and no further job started
+    assert 1 <= len(made) < len(TARGETS) and not _incomplete(tmp_path)
     assert not (tmp_path / ".snakemake" / "locks").exists() or not any(
         (tmp_path / ".snakemake" / "locks").iterdir())
     again = _start(tmp_path)
