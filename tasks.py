@@ -148,7 +148,9 @@ def main(argv: list[str]) -> int:
     if task == "test":
         return run("python", "-m", "pytest", *rest)
     if task == "lab":
-        return run("jupyter", "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *rest)
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0  # containers often run as root
+        root = ["--ServerApp.allow_root=True"] if as_root else []
+        return run("jupyter", "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *root, *rest)
     if task == "bench":
         status = 0
         for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
