@@ -4,14 +4,23 @@
     python3 tasks.py run     # the quick pipeline on the embedded default (SYNTHETIC traces)
     python3 tasks.py test    # the test suite (extra arguments go to pytest)
     python3 tasks.py bench   # the benchmarks (writes CSVs to benchmarks/results/)
+    python3 tasks.py lab     # JupyterLab on notebooks/ (extra arguments go to jupyter lab)
+    python3 tasks.py env     # only create .venv and install
+    python3 tasks.py lock    # regenerate requirements.lock from pyproject.toml's ranges
+                             # (keeps pins still in range; `lock --upgrade`: newest of all)
 
-Each task first creates ``.venv`` and installs the package with its ``dev`` and
-``pipeline`` extras, once (again only when pyproject.toml changes).
+Each task first creates ``.venv`` and installs the package with its ``dev`` and ``pipeline``
+extras, once (again when pyproject.toml or the lock changes): the exact versions of
+``requirements.lock`` (hash-checked) by default, pyproject's ranges with ``--unlocked``.
+``--physical`` also installs the physical mode (``torch==2.13.0``, then the ``runtime``
+extra: Ray). Options go before or right after the task: ``python3 tasks.py env --physical``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import platform
 import subprocess
 import sys
 import venv
@@ -21,35 +30,127 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
+PHYSICAL_STAMP = VENV / ".installed-physical"
+LOCK = ROOT / "requirements.lock"
+#: the lock holds the wheels' hashes for this interpreter and platform (pip-compile's markers)
+LOCK_TARGET = ("Linux", (3, 11))
+EXTRAS = "dev,pipeline"
+#: pinned first, so that pip takes the CPU build of this machine's wheel store, not CUDA's
+TORCH = "torch==2.13.0"
+LOCK_TOOL = "pip-tools==7.6.2"
+LOCK_VENV = ROOT / ".venv-lock"
+TASKS = {"run", "test", "bench", "lab", "env", "lock"}
+FLAGS = {"--unlocked", "--physical"}
 
 
-def ensure_env() -> None:
-    """Create the virtual environment and install the package if needed."""
-    pyproject = ROOT / "pyproject.toml"
-    if STAMP.exists() and STAMP.stat().st_mtime >= pyproject.stat().st_mtime:
-        return
-    if not (BIN / "python").exists():
-        print(f"creating {VENV}", flush=True)
-        venv.EnvBuilder(with_pip=True).create(VENV)
-    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "-e", f"{ROOT}[dev,pipeline]"], check=True, cwd=ROOT)
-    STAMP.touch()
+def pip(*args: str) -> None:
+    """``pip install`` into .venv, quietly; stop on failure."""
+    cmd = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*cmd, *args], check=True, cwd=ROOT)
+
+
+def lock_usable() -> bool:
+    """Whether requirements.lock was compiled for this platform and Python (else: ranges)."""
+    here = (platform.system(), sys.version_info[:2])
+    if here == LOCK_TARGET:
+        return True
+    print(f"requirements.lock is for CPython {'.'.join(map(str, LOCK_TARGET[1]))} on "
+          f"{LOCK_TARGET[0]}; installing from pyproject.toml's ranges instead", flush=True)
+    return False
+
+
+def install_key(locked: bool) -> str:
+    """What an install depends on: the mode and the files it reads."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    if locked:
+        digest.update(LOCK.read_bytes())
+    return f"{'locked' if locked else 'unlocked'} {digest.hexdigest()}\n"
+
+
+def ensure_env(*, locked: bool = True, physical: bool = False) -> None:
+    """Create the virtual environment and install the package (and physical mode) if needed."""
+    locked = locked and lock_usable()
+    key = install_key(locked)
+    if not (STAMP.exists() and STAMP.read_text() == key):
+        if not (BIN / "python").exists():
+            print(f"creating {VENV}", flush=True)
+            venv.EnvBuilder(with_pip=True).create(VENV)
+        print(f"installing compass[{EXTRAS}] "
+              + ("from requirements.lock" if locked else "from pyproject.toml's ranges"),
+              flush=True)
+        if locked:
+            pip("-r", str(LOCK))  # every wheel pinned and hash-checked
+            pip("--no-deps", "-e", str(ROOT))
+        else:
+            pip("-e", f"{ROOT}[{EXTRAS}]")
+        STAMP.write_text(key)
+    if physical and not (PHYSICAL_STAMP.exists() and PHYSICAL_STAMP.read_text() == key):
+        print(f"installing the physical mode: {TORCH}, then compass[runtime]", flush=True)
+        pip(TORCH)
+        if locked:  # Ray may add packages, but must not move a locked one
+            pins = VENV / "lock-pins.txt"
+            pins.write_text(lock_pins(LOCK.read_text()))
+            pip("-c", str(pins), "-e", f"{ROOT}[runtime]")
+        else:
+            pip("-e", f"{ROOT}[runtime]")
+        PHYSICAL_STAMP.write_text(key)
+
+
+def lock_pins(lock: str) -> str:
+    """The lock's ``name==version`` lines without hashes: pip refuses hashes in a constraints
+    file that also installs an editable package."""
+    return "".join(line.removesuffix("\\").rstrip() + "\n" for line in lock.splitlines()
+                   if "==" in line and not line.startswith(("#", " ")))
+
+
+def compile_lock(*options: str) -> int:
+    """requirements.lock from pyproject.toml's ranges (pip-tools in its own venv); pins still
+    within the ranges are kept unless ``options`` say ``--upgrade`` (or ``-P PACKAGE``)."""
+    tool = LOCK_VENV / BIN.name
+    if not (tool / "pip-compile").exists():
+        venv.EnvBuilder(with_pip=True).create(LOCK_VENV)
+        subprocess.run([str(tool / "python"), "-m", "pip", "install", "-q", LOCK_TOOL],
+                       check=True)
+    return subprocess.run([
+        str(tool / "pip-compile"), "--quiet", "--extra", "dev", "--extra", "pipeline",
+        "--strip-extras", "--generate-hashes", "--unsafe-package", "compass",
+        "--no-emit-index-url", "--no-emit-find-links", "--no-emit-trusted-host",
+        "--output-file", LOCK.name, *options, "pyproject.toml",
+    ], cwd=ROOT, env={**os.environ, "CUSTOM_COMPILE_COMMAND": "python3 tasks.py lock"}).returncode
 
 
 def run(*cmd: str) -> int:
     return subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=ROOT).returncode
 
 
+def parse(argv: list[str]) -> tuple[str | None, set[str], list[str]]:
+    """The task, its options (before it or right after it) and the arguments it passes on."""
+    flags: set[str] = set()
+    rest = list(argv)
+    while rest and rest[0] in FLAGS:
+        flags.add(rest.pop(0))
+    task = rest.pop(0) if rest and rest[0] in TASKS else None
+    while rest and rest[0] in FLAGS:
+        flags.add(rest.pop(0))
+    return task, flags, rest
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "bench", "env"}:
+    task, flags, rest = parse(argv)
+    if task is None:
         print(__doc__)
         return 2
-    task, rest = argv[0], argv[1:]
-    ensure_env()
+    if task == "lock":
+        return compile_lock(*rest)
+    ensure_env(locked="--unlocked" not in flags, physical="--physical" in flags)
     if task == "run":
         return run("snakemake", "--cores", "all", *rest)
     if task == "test":
         return run("python", "-m", "pytest", *rest)
+    if task == "lab":
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0  # containers often run as root
+        root = ["--ServerApp.allow_root=True"] if as_root else []
+        return run("jupyter", "lab", f"--ServerApp.root_dir={ROOT / 'notebooks'}", *root, *rest)
     if task == "bench":
         status = 0
         for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):

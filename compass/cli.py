@@ -1,4 +1,7 @@
-"""The ``compass`` command: simulate a trace, SIF of a demand vector, the demo, trace tools."""
+"""The ``compass`` command: simulate a trace, SIF of a demand vector, the demo, trace tools.
+
+A user error (bad input, option or file) is one line on stderr and exit status 2.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +9,19 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from compass import __version__
 from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
-from compass.schedulers import available
-from compass.simulator import DEFAULT_MIGRATION_COST
+from compass.model import G_DEFAULT
+from compass.schedulers import Scheduler, available, create
+from compass.schedulers.params import ParameterError, parameters, parse_params
+from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,
@@ -29,6 +36,91 @@ from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
 from compass.traces.windows import class_shares, day_summary
 
 DEMO_TRACE = "demo"
+
+
+class UsageError(Exception):
+    """A user error the command reports as one line (exit status 2)."""
+
+
+#: Errors of the input, not of the program: reported as one line, exit status 2.
+USER_ERRORS = (UsageError, TraceError, ParameterError, SimulationError, OSError)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line (the usage stays in ``--help``)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Each option's help ends with its default, or says it is required (flags: neither)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.required and action.option_strings:
+            return f"{text} (required)"
+        if ("(default" in text or action.default in (None, argparse.SUPPRESS)
+                or action.nargs == 0):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _command(sub: argparse._SubParsersAction, name: str, text: str) -> argparse.ArgumentParser:
+    """A sub-command whose ``--help`` shows ``text`` and every option's default."""
+    return sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+
+
+def _number(kind: Callable[[str], Any], low: float, strict: bool) -> Callable[[str], Any]:
+    """An argparse type: ``kind`` (int or float) that is finite and > ``low`` (>= unless
+    ``strict``)."""
+    what = ("an integer" if kind is int else "a number") + (" > " if strict else " >= ")
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}{low:g}, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"expected {what}{low:g}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+POSITIVE_INT, NONNEGATIVE_INT = _number(int, 0, True), _number(int, 0, False)
+POSITIVE, NONNEGATIVE = _number(float, 0, True), _number(float, 0, False)
+
+
+def _fraction(text: str) -> float:
+    """An argparse type for a load factor eta in (0, 1]."""
+    value = POSITIVE(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a load factor in (0, 1], got {text!r}")
+    return value
+
+
+def _add_scheduler_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--scheduler", default=default, choices=available(), metavar="NAME",
+                        help=f"scheduler: {', '.join(available())}")
+
+
+def _add_param_option(parser: argparse.ArgumentParser, note: str = "") -> None:
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="KEY=VALUE",
+        help="a scheduler parameter, repeatable; VALUE is typed by the parameter (int, "
+             f"float, true/false, text){note}; 'compass schedulers --params' lists them "
+             "(default: the scheduler's own defaults)")
+
+
+def _scheduler(name: str, seed: int, items: Sequence[str]) -> Scheduler:
+    """The scheduler ``name`` with ``--param`` items; a bad parameter is a user error."""
+    params = parse_params(name, items)
+    try:
+        return create(name, seed=seed, **params)
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"scheduler {name}: {err}") from None
 
 
 def _trace_arg(value: str) -> pd.DataFrame | Path:
@@ -47,7 +139,7 @@ def _write_result(result, out: Path) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     result = simulate(
-        _trace_arg(args.trace), args.scheduler, nodes=args.nodes,
+        _trace_arg(args.trace), _scheduler(args.scheduler, args.seed, args.param), nodes=args.nodes,
         migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
         progress=not args.quiet,
     )
@@ -59,24 +151,35 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _parse_counts(items: Sequence[str]) -> dict[int, int]:
+    """``{g: count}`` from SIZE=COUNT texts: g in 1..G, count a whole number >= 0."""
     counts: dict[int, int] = {}
     for item in items:
         try:
             g, n = (int(x) for x in item.split("=", 1))
         except ValueError:
-            raise SystemExit(f"compass sif: expected SIZE=COUNT (e.g. 8=2), got {item!r}") from None
+            raise UsageError(f"sif: expected SIZE=COUNT (e.g. 8=2), got {item!r}") from None
+        if not 1 <= g <= G_DEFAULT:
+            raise UsageError(f"sif: instance size must be in 1..{G_DEFAULT} (GPUs per node), "
+                             f"got {g} in {item!r}")
+        if n < 0:
+            raise UsageError(f"sif: count must be >= 0, got {n} in {item!r}")
         counts[g] = counts.get(g, 0) + n
     return counts
 
 
 def cmd_sif(args: argparse.Namespace) -> int:
+    """Phi*, the WCC and a witness packing (section 3) of SIZE=COUNT pairs."""
     counts = _parse_counts(args.counts)
-    phi = inherent_partial_nodes(counts, nodes=args.nodes)
+    try:
+        phi = inherent_partial_nodes(counts, nodes=args.nodes)
+        witness = witness_packing(counts, nodes=args.nodes)
+    except ValueError as err:  # InfeasiblePacking: the demand exceeds --nodes
+        raise UsageError(f"sif: {err}") from None
     print(f"instances: {dict(sorted(counts.items()))}")
     print(f"Phi* (minimum partial nodes): {phi}")
     print(f"WCC holds: {wcc_holds(counts)}")
     print("witness packing:")
-    for k, bin_ in enumerate(witness_packing(counts, nodes=args.nodes)):
+    for k, bin_ in enumerate(witness):
         print(f"  node {k}: {list(bin_)} ({sum(bin_)} GPUs)")
     return 0
 
@@ -86,8 +189,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     trace = demo_trace(num_jobs=args.jobs, seed=args.seed, max_instances=min(8, args.nodes))
     out = Path(args.out)
     rows = []
-    for name in args.schedulers or available():
-        result = simulate(trace, name, nodes=args.nodes, seed=args.seed,
+    names = args.schedulers or available()
+    policies = [_scheduler(name, args.seed, args.param) for name in names]
+    for name, policy in zip(names, policies):
+        result = simulate(trace, policy, nodes=args.nodes, seed=args.seed,
                           migration_cost=args.migration_cost, progress=not args.quiet)
         _write_result(result, out / name)
         rows.append({k: result.summary[k] for k in
@@ -138,8 +243,7 @@ def cmd_trace_fetch(args: argparse.Namespace) -> int:
     try:
         path = fetch_trace(args.name, args.dest, force=args.force, timeout=args.timeout)
     except FetchError as e:
-        print(f"compass: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(f"{args.name}: {path} (load it with format='{REMOTE_TRACES[args.name].format}')")
     return 0
 
@@ -149,8 +253,7 @@ def cmd_trace_verify(args: argparse.Namespace) -> int:
     try:
         found = verify_trace(args.name, args.file, dest=args.dest)
     except UnverifiedTrace as e:
-        print(f"compass: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(f"verified: {found.message}")
     return 0
 
@@ -161,10 +264,11 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
     from compass.runtime.journal import JournalError
 
     if args.resume and not args.workdir:
-        raise SystemExit("compass run-physical: --resume needs the --workdir of the run")
+        raise UsageError("run-physical: --resume needs the --workdir of the run")
     if args.resume and args.force_new:
-        raise SystemExit("compass run-physical: --resume continues the run in --workdir, "
+        raise UsageError("run-physical: --resume continues the run in --workdir, "
                          "--force-new starts another: pass one of them")
+    _scheduler(args.scheduler, args.seed, args.param)  # refuse a bad --param before Ray starts
     trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
     try:
         result = run_physical(
@@ -172,11 +276,12 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
             time_scale=args.time_scale, steps_per_trace_second=args.steps_per_trace_second,
             max_jobs=args.jobs, address=args.address, device=args.device,
             workdir=args.workdir, resume=args.resume, force_new=args.force_new, seed=args.seed,
-            progress=not args.quiet,
+            scheduler_params=parse_params(args.scheduler, args.param), progress=not args.quiet,
         )
     except (JournalError, FileExistsError) as e:
-        print(f"compass: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(f"run-physical: {e}") from None
+    except ImportError as err:  # the runtime extra is not installed
+        raise UsageError(f"run-physical: {err}; or: python3 tasks.py env --physical") from None
     result.write(args.out)
     s = result.summary
     source = s["trace_source"]
@@ -198,23 +303,26 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
 
 
 def _add_physical_command(sub: argparse._SubParsersAction) -> None:
-    r = sub.add_parser("run-physical", help="run a trace as real PyTorch jobs on Ray (sec. 5.1)")
+    r = _command(sub, "run-physical", "run a trace as real PyTorch jobs on Ray (sec. 5.1)")
     r.add_argument("--trace", default="physmix",
                    help=f"'physmix' (SYNTHETIC Phys-Mix), '{DEMO_TRACE}' or a canonical CSV")
-    r.add_argument("--scheduler", default="compass-abs", choices=available())
-    r.add_argument("--nodes", type=int, default=4)
-    r.add_argument("--gpus-per-node", type=int, default=8)
-    r.add_argument("--jobs", type=int, default=None,
-                   help="run only the first JOBS jobs (physmix default: 12)")
-    r.add_argument("--time-scale", type=float, default=120.0,
+    _add_scheduler_option(r, "compass-abs")
+    _add_param_option(r)
+    r.add_argument("--nodes", type=POSITIVE_INT, default=4, help="nodes of the cluster")
+    r.add_argument("--gpus-per-node", type=POSITIVE_INT, default=8, help="GPUs per node")
+    r.add_argument("--jobs", type=POSITIVE_INT, default=None,
+                   help="run only the first JOBS jobs (default: all; physmix: 12)")
+    r.add_argument("--time-scale", type=POSITIVE, default=120.0,
                    help="trace seconds per wall second")
-    r.add_argument("--steps-per-trace-second", type=float, default=0.05,
+    r.add_argument("--steps-per-trace-second", type=POSITIVE, default=0.05,
                    help="training steps per trace second of a job's duration")
     r.add_argument("--address", default=None,
-                   help="attach to this Ray cluster (e.g. 'auto') instead of emulating nodes")
-    r.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+                   help="attach to this Ray cluster (e.g. 'auto') (default: emulate the nodes "
+                        "on this machine)")
+    r.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="where instances train; auto is cuda when the Ray cluster has GPUs")
     r.add_argument("--workdir", default=None,
-                   help="journal and checkpoints (shared storage on a real cluster; default: "
+                   help="journal and checkpoints (shared storage on a real cluster) (default: "
                         "a new folder under results/physical/work/, printed at the end)")
     r.add_argument("--out", default="results/physical/run", help="output folder")
     r.add_argument("--resume", action="store_true",
@@ -222,81 +330,113 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--force-new", action="store_true",
                    help="start a new run in --workdir, moving another run's journal and "
                         "checkpoints aside into <workdir>/previous-<time>/")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=int, default=0, help="seed of the scheduler")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=cmd_run_physical)
 
 
 def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
-    trace = sub.add_parser("trace", help="trace tools: synthesize, describe, fetch, verify")
-    tsub = trace.add_subparsers(dest="trace_command", required=True)
+    trace = _command(sub, "trace", "trace tools: synthesize, describe, fetch, verify")
+    tsub = trace.add_subparsers(dest="trace_command", metavar="COMMAND")
+    trace.set_defaults(func=_print_help(trace))
 
-    t = tsub.add_parser("synth", help="write a SYNTHETIC calibrated trace (canonical CSV)")
-    t.add_argument("--kind", required=True, choices=KINDS)
-    t.add_argument("--days", type=int, default=None,
+    t = _command(tsub, "synth", "write a SYNTHETIC calibrated trace (canonical CSV)")
+    t.add_argument("--kind", required=True, choices=KINDS, help="which calibrated trace")
+    t.add_argument("--days", type=POSITIVE_INT, default=None,
                    help="number of days (default: the calibrated span; physmix: 1)")
-    t.add_argument("--start-day", type=int, default=0, help="first day index")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--start-day", type=NONNEGATIVE_INT, default=0, help="first day index")
+    t.add_argument("--seed", type=int, default=0, help="seed of the generator")
     t.add_argument("--out", required=True, help="output CSV")
     t.set_defaults(func=cmd_trace_synth)
 
-    t = tsub.add_parser("stats", help="shares, composition, N(eta) and rho per day of a trace")
-    t.add_argument("file")
-    t.add_argument("--format", default="auto",
+    t = _command(tsub, "stats", "shares, composition, N(eta) and rho per day of a trace")
+    t.add_argument("file", help="the trace file")
+    t.add_argument("--format", default="auto", help="trace format (auto: from the header)",
                    choices=["auto", "canonical", "helios", "alibaba-spot", "alibaba-openb"])
-    t.add_argument("--eta", type=float, nargs="+", default=[0.85, 0.90, 0.95])
-    t.add_argument("--out", help="also write the per-day table to this CSV")
+    t.add_argument("--eta", type=_fraction, nargs="+", default=[0.85, 0.90, 0.95],
+                   help="load factors of the cluster sizes N(eta) (eq. 12-13)")
+    t.add_argument("--out", help="also write the per-day table to this CSV (default: do not)")
     t.set_defaults(func=cmd_trace_stats)
 
-    t = tsub.add_parser("fetch", help="download and verify a real trace (needs internet)")
-    t.add_argument("name", choices=sorted(REMOTE_TRACES))
-    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder (default: data/raw)")
+    t = _command(tsub, "fetch", "download and verify a real trace (needs internet)")
+    t.add_argument("name", choices=sorted(REMOTE_TRACES), help="which trace")
+    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder")
     t.add_argument("--force", action="store_true", help="download again even if present")
-    t.add_argument("--timeout", type=float, default=60.0, help="seconds per connection")
+    t.add_argument("--timeout", type=POSITIVE, default=60.0, help="seconds per connection")
     t.set_defaults(func=cmd_trace_fetch)
 
-    t = tsub.add_parser("verify", help="check a local real trace is the published file "
-                                       "(git blob id; a cut file or wrong header is refused)")
-    t.add_argument("name", choices=sorted(REMOTE_TRACES))
+    t = _command(tsub, "verify", "check a local real trace is the published file (git blob "
+                 "id; a cut file or wrong header is refused)")
+    t.add_argument("name", choices=sorted(REMOTE_TRACES), help="which trace")
     t.add_argument("--file", default=None, help="the file (default: its place under --dest)")
-    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder (default: data/raw)")
+    t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder")
     t.set_defaults(func=cmd_trace_verify)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="compass", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
+def _print_help(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    """A command's ``func`` that prints its help (a bare ``compass`` or ``compass trace``)."""
+    return lambda args: parser.print_help() or 0
 
-    s = sub.add_parser("simulate", help="replay a canonical trace under one scheduler")
+
+def cmd_schedulers(args: argparse.Namespace) -> int:
+    """The registered names; with ``--params`` each one's parameters, types and defaults."""
+    for name in available():
+        print(name)
+        if args.params:
+            for p in parameters(name).values():
+                print(f"    {p.name}: {p.type_name} = {p.default!r}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="compass", formatter_class=_Formatter,
+                description="COMPASS-ABS reproduction: replay GPU-cluster traces under "
+                            "schedulers, Phi* and SIF of a demand, trace tools.",
+                epilog="'compass COMMAND --help' describes a command. A user error is one "
+                       "line on stderr and exit status 2.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p.set_defaults(func=_print_help(p))
+
+    s = _command(sub, "simulate", "replay a canonical trace under one scheduler")
     s.add_argument("--trace", required=True, help=f"canonical CSV, or '{DEMO_TRACE}'")
-    s.add_argument("--scheduler", default="gfs", choices=available())
-    s.add_argument("--nodes", type=int, required=True)
+    _add_scheduler_option(s, "gfs")
+    _add_param_option(s)
+    s.add_argument("--nodes", type=POSITIVE_INT, required=True, help="nodes of the cluster")
     s.add_argument("--out", required=True, help="output folder")
-    s.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
-                   help="c in seconds")
-    s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"])
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--migration-cost", type=NONNEGATIVE, default=DEFAULT_MIGRATION_COST,
+                   help="c: seconds a migrated job pauses")
+    s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"],
+                   help="charge c once per job per instant with moves, or per moved instance")
+    s.add_argument("--seed", type=int, default=0, help="seed of the scheduler")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
 
-    f = sub.add_parser("sif", help="Phi*, the WCC and a witness packing for SIZE=COUNT pairs")
-    f.add_argument("counts", nargs="+", metavar="SIZE=COUNT")
-    f.add_argument("--nodes", type=int, default=None, help="bound the number of nodes")
+    f = _command(sub, "sif", "Phi*, the WCC and a witness packing for SIZE=COUNT pairs")
+    f.add_argument("counts", nargs="+", metavar="SIZE=COUNT",
+                   help=f"COUNT instances of SIZE GPUs (SIZE in 1..{G_DEFAULT})")
+    f.add_argument("--nodes", type=POSITIVE_INT, default=None,
+                   help="bound the number of nodes (default: unbounded)")
     f.set_defaults(func=cmd_sif)
 
-    d = sub.add_parser("demo", help="all schedulers on the built-in synthetic workload")
-    d.add_argument("--out", default="results/demo")
-    d.add_argument("--nodes", type=int, default=16)
-    d.add_argument("--jobs", type=int, default=400)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--migration-cost", type=float, default=DEFAULT_MIGRATION_COST,
-                   help="c in seconds")
-    d.add_argument("--schedulers", nargs="*", choices=available())
-    d.add_argument("--quiet", action="store_true")
+    d = _command(sub, "demo", "all schedulers on the built-in synthetic workload")
+    d.add_argument("--out", default="results/demo", help="output folder")
+    d.add_argument("--nodes", type=POSITIVE_INT, default=16, help="nodes of the cluster")
+    d.add_argument("--jobs", type=POSITIVE_INT, default=400, help="jobs of the workload")
+    d.add_argument("--seed", type=int, default=0, help="seed of the workload and schedulers")
+    d.add_argument("--migration-cost", type=NONNEGATIVE, default=DEFAULT_MIGRATION_COST,
+                   help="c: seconds a migrated job pauses")
+    d.add_argument("--schedulers", nargs="*", choices=available(), metavar="NAME",
+                   help="which schedulers, by name as --scheduler of simulate (default: all "
+                        "registered)")
+    _add_param_option(d, note=", given to every scheduler run (each must have it)")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=cmd_demo)
 
-    sub.add_parser("schedulers", help="list registered schedulers").set_defaults(
-        func=lambda a: print("\n".join(available())) or 0)
+    c = _command(sub, "schedulers", "list registered schedulers")
+    c.add_argument("--params", action="store_true",
+                   help="also list each scheduler's parameters (for --param), type and default")
+    c.set_defaults(func=cmd_schedulers)
     _add_trace_commands(sub)
     _add_physical_command(sub)
     return p
@@ -306,8 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except TraceError as e:
-        print(f"compass: {e}", file=sys.stderr)
+    except USER_ERRORS as e:
+        print("compass: " + " ".join(str(e).splitlines()), file=sys.stderr)
         return 2
 
 

@@ -22,11 +22,11 @@ def test_run_physical_attaches_with_address():
         "auto", True, 1.0, "/shared/run")
 
 
-def test_resume_needs_the_runs_workdir():
+def test_resume_needs_the_runs_workdir(capsys):
     with pytest.raises(ValueError, match="workdir"):
         run_physical("physmix", resume=True)
-    with pytest.raises(SystemExit, match="--workdir"):
-        main(["run-physical", "--resume"])
+    assert main(["run-physical", "--resume"]) == 2
+    assert "--resume needs the --workdir" in capsys.readouterr().err
 
 
 def test_missing_ray_says_how_to_install(monkeypatch, tmp_path):

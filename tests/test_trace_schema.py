@@ -34,6 +34,10 @@ def test_reads_good_file(tmp_path):
         ("2,9,,1,1", "duration", "missing value"),
         ("1,9,5,1,1", "job_id", "duplicate job_id 1"),
         ("2,1,5,1,1", "submit_time", "sorted"),
+        ("2,-9,5,1,1", "submit_time", "must be >= 0, got -9.0"),
+        ("2,9,5,1e23,1", "num_instances", "numeric overflow: 1e23 does not fit a 64-bit"),
+        ("2,9,1e400,1,1", "duration", "numeric overflow: 1e400 is beyond the range"),
+        ("2,9,inf,1,1", "duration", "non-finite value 'inf'"),
     ],
 )
 def test_bad_rows_name_file_row_and_column(tmp_path, row, column, problem):

@@ -17,7 +17,15 @@ import numpy as np
 import pandas as pd
 
 from compass.model import G_DEFAULT
-from compass.traces.schema import CANONICAL_COLUMNS, TraceError, validate_trace
+from compass.traces.schema import (
+    CANONICAL_COLUMNS,
+    TraceError,
+    header_text,
+    int64_overflow,
+    nonfinite_problem,
+    read_csv_text,
+    validate_trace,
+)
 
 #: Columns every loaded frame carries besides the canonical ones.
 PROVENANCE_COLUMNS = ("source_id", "source")
@@ -59,14 +67,8 @@ class LoadReport:
 
 def read_text_table(path: str | Path, required: Sequence[str], what: str) -> pd.DataFrame:
     """Read a CSV as text; raise ``TraceError`` if it is missing, empty or lacks a column."""
-    source = str(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=True)
-    except FileNotFoundError:
-        raise TraceError(source, "file not found") from None
-    except pd.errors.EmptyDataError:
-        raise TraceError(source, "file is empty") from None
-    require_columns(frame, required, source, what)
+    frame = read_csv_text(path, dtype=str, keep_default_na=True)
+    require_columns(frame, required, str(path), what)
     return frame
 
 
@@ -75,7 +77,7 @@ def require_columns(frame: pd.DataFrame, required: Sequence[str], source: str, w
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise TraceError(source, f"missing column(s) {missing} of the {what} format; found "
-                                 f"{list(frame.columns)}", column=missing[0])
+                                 f"{header_text(frame.columns)}", column=missing[0])
 
 
 def fail_at(source: str, i: int, column: str, problem: str) -> TraceError:
@@ -94,14 +96,15 @@ def numeric(
     bad = np.flatnonzero(~np.isfinite(values) & ~(missing & allow_missing))
     if bad.size:
         i = int(bad[0])
-        problem = "missing value" if missing[i] else f"non-numeric value {raw.iloc[i]!r}"
-        raise fail_at(source, i, column, problem)
+        raise fail_at(source, i, column, nonfinite_problem(raw.iloc[i], values[i]))
     present = ~missing
     if whole:
         frac = np.flatnonzero(present & (values != np.round(values)))
         if frac.size:
             i = int(frac[0])
             raise fail_at(source, i, column, f"expected a whole number, got {raw.iloc[i]!r}")
+        if (overflow := int64_overflow(raw, values)) is not None:
+            raise fail_at(source, overflow[0], column, overflow[1])
     if minimum is not None:
         low = np.flatnonzero(present & (values < minimum))
         if low.size:

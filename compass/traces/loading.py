@@ -18,7 +18,13 @@ from compass.traces.alibaba_openb import load_alibaba_openb
 from compass.traces.alibaba_spot import load_alibaba_spot
 from compass.traces.helios import load_helios
 from compass.traces.ingest import PROVENANCE_COLUMNS, LoadReport
-from compass.traces.schema import CANONICAL_COLUMNS, TraceError, read_trace
+from compass.traces.schema import (
+    CANONICAL_COLUMNS,
+    TraceError,
+    header_text,
+    read_csv_text,
+    read_trace,
+)
 
 Loader = Callable[..., tuple[pd.DataFrame, LoadReport]]
 
@@ -58,16 +64,11 @@ Format = Literal["auto", "canonical", "helios", "alibaba-spot", "alibaba-openb"]
 def detect_format(path: str | Path) -> str:
     """The single format whose signature columns the file's header contains."""
     source = str(path)
-    try:
-        header = set(pd.read_csv(path, nrows=0).columns)
-    except FileNotFoundError:
-        raise TraceError(source, "file not found") from None
-    except pd.errors.EmptyDataError:
-        raise TraceError(source, "file is empty") from None
+    header = set(read_csv_text(path, nrows=0).columns)
     matches = [name for name, cols in SIGNATURES.items() if cols <= header]
     if len(matches) != 1:
         why = "matches several formats " + str(matches) if matches else "matches no format"
-        raise TraceError(source, f"header {sorted(header)} {why}; pass format= one of "
+        raise TraceError(source, f"header {header_text(sorted(header))} {why}; pass format= one of "
                                  f"{sorted(LOADERS)}")
     return matches[0]
 

@@ -1,6 +1,6 @@
 """The canonical trace schema (docs/traces.md) and its validation.
 
-One row per job: ``job_id``, ``submit_time`` (s), ``duration`` (s of pure run time, > 0),
+One row per job: ``job_id``, ``submit_time`` (s, >= 0), ``duration`` (s of pure run time, > 0),
 ``num_instances`` (w >= 1), ``gpus_per_instance`` (g in 1..G). A ``job_id`` column is either
 whole numbers or text ids (any column holding a non-numeric value is text, kept exactly as
 given). Rows are sorted by (submit_time, job_id) for whole-number ids and by submit_time for
@@ -14,6 +14,7 @@ back that ``compass.simulate`` applies to every table it returns.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from compass.model import G_DEFAULT, Job
 
 CANONICAL_COLUMNS = ("job_id", "submit_time", "duration", "num_instances", "gpus_per_instance")
 _INTEGER_COLUMNS = ("job_id", "num_instances", "gpus_per_instance")
+#: Whole numbers are stored as int64; a magnitude this large would wrap around.
+_INT64_BOUND = 2.0**63
 
 
 def text_ids(frame: pd.DataFrame) -> bool:
@@ -66,7 +69,7 @@ def validate_trace(
     """
     missing = [c for c in CANONICAL_COLUMNS if c not in frame.columns]
     if missing:
-        raise TraceError(source, f"missing column(s) {missing}; found {list(frame.columns)}",
+        raise TraceError(source, f"missing column(s) {missing}; found {header_text(frame.columns)}",
                          column=missing[0])
     out = frame.reset_index(drop=True).copy()
 
@@ -84,22 +87,23 @@ def validate_trace(
     for col in CANONICAL_COLUMNS[1:] if texts else CANONICAL_COLUMNS:
         raw = out[col]
         num = pd.to_numeric(raw, errors="coerce")
-        bad = np.flatnonzero(num.isna().to_numpy() | ~np.isfinite(num.to_numpy(dtype=float)))
+        values = num.to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             i = int(bad[0])
-            value = raw.iloc[i]
-            problem = "missing value" if pd.isna(value) else f"non-numeric value {value!r}"
-            raise fail(i, col, problem)
+            raise fail(i, col, nonfinite_problem(raw.iloc[i], values[i]))
         if col in _INTEGER_COLUMNS:
-            values = num.to_numpy(dtype=float)
             frac = np.flatnonzero(values != np.round(values))
             if frac.size:
                 i = int(frac[0])
-                raise fail(i, col, f"expected a whole number, got {raw.iloc[i]!r}")
+                raise fail(i, col, f"expected a whole number, got {plain(raw.iloc[i])}")
+            if (overflow := int64_overflow(raw, values)) is not None:
+                raise fail(overflow[0], col, overflow[1])
             out[col] = values.astype(np.int64)
         else:
-            out[col] = num.astype(np.float64)
+            out[col] = values
 
+    _check_range(out, "submit_time", out["submit_time"] < 0, "must be >= 0", fail)
     _check_range(out, "duration", out["duration"] <= 0, "must be > 0", fail)
     _check_range(out, "num_instances", out["num_instances"] < 1, "must be >= 1", fail)
     _check_range(
@@ -127,18 +131,79 @@ def _check_range(out: pd.DataFrame, column: str, mask: pd.Series, problem: str, 
     bad = np.flatnonzero(mask.to_numpy())
     if bad.size:
         i = int(bad[0])
-        raise fail(i, column, f"{problem}, got {out[column].iloc[i]!r}")
+        raise fail(i, column, f"{problem}, got {plain(out[column].iloc[i])}")
+
+
+def header_text(columns: Iterable[object], limit: int = 12, width: int = 40) -> str:
+    """A file's column names for a message: at most ``limit``, each cut to ``width`` chars
+    (a binary file read as text has one huge "column")."""
+    names = [str(c) if len(str(c)) <= width else str(c)[:width] + "..." for c in columns]
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return f"{names[:limit]}{more}"
+
+
+def plain(value: object) -> str:
+    """``value`` as a message shows it: numbers plainly (``-10.0``, not ``np.float64(-10.0)``),
+    text quoted so that blanks and control characters stay visible."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def nonfinite_problem(raw: object, value: float) -> str:
+    """Why a cell did not parse to a finite number: missing, not a number, or overflow."""
+    if pd.isna(raw):
+        return "missing value"
+    if np.isnan(value):
+        return f"non-numeric value {plain(raw)}"
+    if isinstance(raw, str) and not any(w in raw.lower() for w in ("inf", "nan")):
+        return f"numeric overflow: {raw.strip()} is beyond the range of a 64-bit float"
+    return f"non-finite value {plain(raw)}"
+
+
+def int64_overflow(raw: pd.Series, values: np.ndarray) -> tuple[int, str] | None:
+    """The first row whose whole number does not fit an int64 (it would wrap), and why."""
+    huge = np.flatnonzero(np.abs(values) >= _INT64_BOUND)
+    if not huge.size:
+        return None
+    i = int(huge[0])
+    text = raw.iloc[i].strip() if isinstance(raw.iloc[i], str) else plain(raw.iloc[i])
+    return i, f"numeric overflow: {text} does not fit a 64-bit integer"
+
+
+def read_csv_text(path: str | Path, **options) -> pd.DataFrame:
+    """``pd.read_csv(path, **options)`` with every failure to read a table as ``TraceError``."""
+    source = str(path)
+    try:
+        return pd.read_csv(path, **options)
+    except FileNotFoundError:
+        raise TraceError(source, "file not found") from None
+    except IsADirectoryError:
+        raise TraceError(source, "is a folder, not a file") from None
+    except pd.errors.EmptyDataError:
+        raise TraceError(source, "file is empty") from None
+    except UnicodeDecodeError:
+        raise TraceError(source, _undecodable(Path(path))) from None
+    except pd.errors.ParserError as err:
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "parse error"
+        raise TraceError(source, f"not a readable CSV table ({reason})") from None
+
+
+def _undecodable(path: Path) -> str:
+    """Where the first byte that is not UTF-8 lies (the file is read only on this error)."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        return (f"not UTF-8 text: byte 0x{data[err.start]:02x} at line {line} cannot be decoded "
+                "(a trace is a UTF-8 CSV file)")
+    return "not UTF-8 text"
 
 
 def read_trace(path: str | Path, gpus_per_node: int = G_DEFAULT) -> pd.DataFrame:
     """Read and validate a canonical-schema CSV file."""
-    path = Path(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=True)
-    except FileNotFoundError:
-        raise TraceError(str(path), "file not found") from None
-    except pd.errors.EmptyDataError:
-        raise TraceError(str(path), "file is empty") from None
+    frame = read_csv_text(path, dtype=str, keep_default_na=True)
     return validate_trace(frame, source=str(path), gpus_per_node=gpus_per_node, header_lines=1)
 
 
