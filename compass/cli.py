@@ -19,7 +19,8 @@ from compass import __version__
 from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.model import G_DEFAULT
-from compass.schedulers import Scheduler, available, create
+from compass.run_inputs import build_scheduler
+from compass.schedulers import Scheduler, available
 from compass.schedulers.params import ParameterError, parameters, parse_params
 from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.traces import TraceError, demo_trace, load_trace
@@ -114,11 +115,14 @@ def _add_param_option(parser: argparse.ArgumentParser, note: str = "") -> None:
              "(default: the scheduler's own defaults)")
 
 
-def _scheduler(name: str, seed: int, items: Sequence[str]) -> Scheduler:
-    """The scheduler ``name`` with ``--param`` items; a bad parameter is a user error."""
+def _scheduler(name: str, seed: int, items: Sequence[str], nodes: int,
+               gpus_per_node: int = G_DEFAULT) -> Scheduler:
+    """The scheduler ``name`` with ``--param`` items, built as a run builds it
+    (``run_inputs.build_scheduler``); a bad parameter is a user error."""
     params = parse_params(name, items)
     try:
-        return create(name, seed=seed, **params)
+        return build_scheduler(name, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
+                               params=params)
     except (TypeError, ValueError) as err:
         raise UsageError(f"scheduler {name}: {err}") from None
 
@@ -139,7 +143,8 @@ def _write_result(result, out: Path) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     result = simulate(
-        _trace_arg(args.trace), _scheduler(args.scheduler, args.seed, args.param), nodes=args.nodes,
+        _trace_arg(args.trace), _scheduler(args.scheduler, args.seed, args.param, args.nodes),
+        nodes=args.nodes,
         migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
         progress=not args.quiet,
     )
@@ -190,7 +195,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     rows = []
     names = args.schedulers or available()
-    policies = [_scheduler(name, args.seed, args.param) for name in names]
+    policies = [_scheduler(name, args.seed, args.param, args.nodes) for name in names]
     for name, policy in zip(names, policies):
         result = simulate(trace, policy, nodes=args.nodes, seed=args.seed,
                           migration_cost=args.migration_cost, progress=not args.quiet)
@@ -268,7 +273,8 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
     if args.resume and args.force_new:
         raise UsageError("run-physical: --resume continues the run in --workdir, "
                          "--force-new starts another: pass one of them")
-    _scheduler(args.scheduler, args.seed, args.param)  # refuse a bad --param before Ray starts
+    # refuse a bad --param before Ray starts
+    _scheduler(args.scheduler, args.seed, args.param, args.nodes, args.gpus_per_node)
     trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
     try:
         result = run_physical(

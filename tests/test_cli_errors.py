@@ -175,8 +175,8 @@ def test_param_values_are_typed_by_the_scheduler(tmp_path, capsys):
 
 
 def test_param_parsing_against_each_schedulers_signature():
-    assert parse_params("fft", ["solver=highs", "round_length=60"]) == {
-        "solver": "highs", "round_length": 60.0}
+    assert parse_params("fft", ["solver=highs", "round_s=60"]) == {
+        "solver": "highs", "round_s": 60.0}
     assert parse_params("drr", ["policy=learned", "training_trace=t.csv", "re_num=3"]) == {
         "policy": "learned", "training_trace": "t.csv", "re_num": 3}
     assert parse_params("cafgd", ["integer_ramp=False"]) == {"integer_ramp": False}

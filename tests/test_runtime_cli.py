@@ -38,9 +38,10 @@ def test_missing_ray_says_how_to_install(monkeypatch, tmp_path):
         run_physical("physmix", nodes=2, workdir=tmp_path)
 
 
-def test_resume_and_force_new_exclude_each_other(tmp_path):
-    with pytest.raises(SystemExit, match="--force-new"):
-        main(["run-physical", "--resume", "--force-new", "--workdir", str(tmp_path)])
+def test_resume_and_force_new_exclude_each_other(tmp_path, capsys):
+    assert main(["run-physical", "--resume", "--force-new", "--workdir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--force-new" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(("files", "flags", "says"), [

@@ -77,6 +77,9 @@ class Scheduler(ABC):
     name: ClassVar[str] = ""
     #: Seconds between ``on_timer`` calls, or None for no timer.
     timer_period: float | None = None
+    #: Parameters a run accepts beside the constructor's, turned into constructor arguments
+    #: above the scheduler layer (``compass.run_inputs``): name -> (type, default).
+    build_parameters: ClassVar[dict[str, tuple[Any, Any]]] = {}
 
     def __init__(self, *, seed: int = 0) -> None:
         self.seed = seed

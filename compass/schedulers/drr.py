@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 from compass.cluster import ClusterState
 from compass.model import Job
@@ -58,6 +58,9 @@ class DRR(Scheduler):
     """
 
     name = "drr"
+    #: ``compass.drr_training.drr_arguments`` trains ``learned`` from these for the cluster
+    build_parameters = {"policy": (Literal["best-fit", "learned"], "best-fit"),
+                        "training_trace": (str | None, None)}
 
     def __init__(
         self, *, re_time: float = 3600.0, util_threshold: float = 0.5, re_num: int = 5,

@@ -46,14 +46,18 @@ class Parameter:
 
 
 def parameters(scheduler: str) -> dict[str, Parameter]:
-    """The keyword arguments of ``scheduler``'s constructor, ``seed`` excepted."""
+    """The keyword arguments of ``scheduler``'s constructor, ``seed`` excepted, and the
+    parameters a run turns into constructor arguments (``Scheduler.build_parameters``)."""
     cls = scheduler_class(scheduler)
     hints = typing.get_type_hints(cls.__init__)
-    return {
+    out = {
         name: Parameter(name, hints.get(name, Any), p.default)
         for name, p in inspect.signature(cls).parameters.items()
         if name not in RESERVED and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
     }
+    out.update({name: Parameter(name, annotation, default)
+                for name, (annotation, default) in cls.build_parameters.items()})
+    return out
 
 
 def parse_params(scheduler: str, items: Iterable[str]) -> dict[str, Any]:
