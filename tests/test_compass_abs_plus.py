@@ -13,7 +13,7 @@ import random
 
 import hypothesis.strategies as st
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from test_compass_abs import Driver
 from test_compass_theorems import CASES, FAST, MENU, explore, replay, sif_times_n
 from trace_rows import trace
@@ -98,6 +98,35 @@ def test_a_one_gpu_instance_takes_a_slotted_nodes_residual_as_a_stray():
     job = d.arrive(1, 3)
     assert d.space.strays_on(0) == [(job, 0), (job, 1), (job, 2)] and d.last_moves == ()
     d.check()
+
+
+def test_lazy_compaction_refills_vacancies_from_a_node_pooled_in_place():
+    """Regression (CI, hypothesis seed 520219): lazy Remove keeps strays where they are, and
+    a node left with only strays is pooled in place while slots elsewhere have vacancies.
+    On 3 nodes: a 7- and a 5-GPU anchor with their fillers, a 4-GPU anchor with three 1-GPU
+    strays; the fillers of both slots leave one by one and then the 4-GPU job (17 GPUs in
+    use, Phi* = 1, three partial nodes: within the bound, so the strays are pooled in place
+    without moves); then one pooled instance leaves. 16 GPUs fit two full nodes (Phi* = 0)
+    but three nodes are partial. The move search counts only room outside slots and
+    compass-abs's passes never refill a vacancy, so only the refill restores N x SIF <= 2."""
+    d = Driver(PLUS, 3)
+    d.arrive(7)
+    d.arrive(5)
+    first = d.arrive(1)
+    d.arrive(1, 2)
+    third = d.arrive(1)
+    anchor = d.arrive(4)
+    kept, leaving = d.arrive(1, 2), d.arrive(1)
+    assert len(d.space.strays_on(2)) == 3
+    for job in (first, third, anchor):
+        d.depart(job)
+        assert d.last_moves == ()
+    assert d.space.kind(2) == "pool" and d.state.partial_nodes == 3
+    d.depart(leaving)
+    d.check()
+    assert d.state.partial_nodes == 0 and sif_times_n(d) == 0
+    assert sorted((m.instance, m.operator) for m in d.last_moves) == [
+        ((kept, 0), "lazy-compact"), ((kept, 1), "lazy-compact")]
 
 
 def full_pool(d: Driver) -> dict[int, list[int]]:
@@ -213,6 +242,7 @@ def random_trace(rng: random.Random, jobs: int, nodes: int):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), nodes=st.integers(1, 8))
+@example(seed=520219, nodes=7)  # a pool node beside open vacancies: only the refill joins them
 def test_simulated_runs_keep_the_bound_under_the_wcc(seed, nodes):
     """Whole runs (queue, equal-time events): after every instant at which the WCC holds,
     N x SIF <= 2; check() after every instant."""

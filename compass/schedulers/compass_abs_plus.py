@@ -47,6 +47,7 @@ from compass.schedulers.compass_abs import (
     DRAIN_CLASSES,
     CompassAbs,
     best_fit_drain,
+    draw_fillers,
     merge_partial_slotted,
     place_instances,
     remove_instances,
@@ -59,9 +60,20 @@ def _settle(space: AbsSpace) -> None:
     settle(space, True)
 
 
-#: Lazy compaction's fallback, after evacuations: COMPASS-ABS's passes, cheapest first,
-#: then its whole settle; it stops as soon as the bound holds.
+def refill_vacancies(space: AbsSpace) -> None:
+    """Draw pool instances into every open slot vacancy (Remove's refill, Algorithm 1 lines
+    11-15). Lazy Remove keeps strays where they are, so a node pooled in place can hold
+    1-GPU instances while slots elsewhere have vacancies; the move search counts only room
+    outside slots, and compass-abs's passes never refill, so this step alone joins them."""
+    space.operator = "lazy-compact"
+    while (slot := space.open_vacancy()) is not None and space.sparsest_pool() is not None:
+        draw_fillers(space, slot)
+
+
+#: Lazy compaction's fallback, after evacuations: the vacancy refill, COMPASS-ABS's passes,
+#: cheapest first, then its whole settle; it stops as soon as the bound holds.
 FALLBACK_STEPS: tuple[Callable[[AbsSpace], None], ...] = (
+    refill_vacancies,
     *(lambda space, cls=cls: best_fit_drain(space, cls) for cls in DRAIN_CLASSES),
     merge_partial_slotted,
     _settle,
