@@ -90,8 +90,11 @@ def test_quick_grid_covers_every_experiment_once():
     assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
     assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 5.0, 8.0, 10.0)} <= grid  # Fig. 4
     assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
-    # venus 2 days x 3 eta + gfs 3 x 3 + physmix 1 + sweep 2 traces x 3 extra costs
-    assert len(grid) == 6 + 9 + 1 + 6
+    # 3 seeds of: gfs 3 days x 3 eta, venus 2 days at 0.9, physmix 1, the sweep's
+    # 2 traces x 3 extra costs; the base seed alone of venus's 2 days at 0.85 and 0.95
+    assert len(grid) == 3 * (9 + 2 + 1 + 6) + 4
+    assert RunKey("gfs", 113, 0.95, 8.0, 2) in grid
+    assert RunKey("venus", 93, 0.95, 8.0, 1) not in grid
 
 
 def test_full_profile_replays_every_synthetic_day():
@@ -101,8 +104,9 @@ def test_full_profile_replays_every_synthetic_day():
     assert len(traces["venus"].days) == 180 and len(traces["gfs"].days) == 185
     grid = run_grid(cfg, traces)
     sweep = sum(1 for k in grid if k.cost != 8.0)
-    assert sweep == 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
-    assert len(grid) - sweep == 3 * (180 + 185) + 7
+    assert sweep == 5 * 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
+    # 5 seeds of gfs at 3 eta, venus at 0.9 and 7 physmix days; venus's other 2 eta: seed 0
+    assert len(grid) - sweep == 5 * (3 * 185 + 180 + 7) + 2 * 180
 
 
 def test_a_real_trace_is_used_when_present(tmp_path):

@@ -195,6 +195,8 @@ class PipelineConfig:
     traces: Mapping[str, TraceSpec]
     experiments: Experiments
     outputs: Outputs
+    #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
+    samples: int = 1
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -204,6 +206,13 @@ class PipelineConfig:
     @property
     def seed(self) -> int:
         return self.run.seed
+
+    def sample_seeds(self, trace: ResolvedTrace) -> tuple[int, ...]:
+        """Seeds of a trace's samples: ``samples`` consecutive seeds from ``seed`` for a
+        SYNTHETIC trace (each draws the same day anew), the base seed alone for a real one
+        (its days are its samples)."""
+        count = self.samples if trace.origin == "synthetic" else 1
+        return tuple(range(self.seed, self.seed + count))
 
     @property
     def ranked(self) -> tuple[str, ...]:
@@ -297,7 +306,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         profile=raw["profile"], run=run, reference=raw["reference"],
         baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
-        raw=dict(raw),
+        samples=int(raw.get("samples", 1)), raw=dict(raw),
     )
     _check_references(cfg)
     return cfg

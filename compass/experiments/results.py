@@ -55,10 +55,17 @@ class Results:
         resolved = [self.traces[n] for n in names]
         if all(r.origin == "synthetic" for r in resolved):
             kinds = ", ".join(r.spec.synthetic for r in resolved)
-            data = f"SYNTHETIC traces ({kinds}; seed {self.config.seed})"
+            data = f"SYNTHETIC traces ({kinds}; {self.seeds_label})"
         else:
             data = "; ".join(r.label for r in resolved)
         return f"{data} | profile {self.config.profile}"
+
+    @property
+    def seeds_label(self) -> str:
+        """The seeds of the synthetic samples, e.g. "seeds 0-2" or "seed 0"."""
+        cfg = self.config
+        last = cfg.seed + cfg.samples - 1
+        return f"seed {cfg.seed}" if cfg.samples == 1 else f"seeds {cfg.seed}-{last}"
 
     def select(self, traces: Iterable[str], etas: Iterable[float],
                costs: Iterable[float]) -> pd.DataFrame:

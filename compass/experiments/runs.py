@@ -34,7 +34,7 @@ from compass.experiments.grid import RunKey
 
 #: Columns of a batch file, in order (docs/pipeline.md describes each).
 RUN_COLUMNS = [
-    "trace", "day", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
+    "trace", "day", "seed", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
     "sizing", "nodes", "p_eta", "maxjob_nodes", "jobs", "afr", "ajct", "agu", "migrations",
     "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
     "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
@@ -79,7 +79,8 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
     cost the other runs; the report lists every failed run.
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    base = {"trace": key.trace, "day": key.day, "eta": key.eta, "cost": key.cost,
+    base = {"trace": key.trace, "day": key.day, "seed": key.seed, "eta": key.eta,
+            "cost": key.cost,
             "origin": trace.origin, "jobs": len(jobs)}
     if jobs.empty:
         return _frame([{**base, "scheduler": s, "status": "empty"} for s in run.schedulers])
@@ -110,7 +111,8 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
 
 
 def _progress_line(key: RunKey, nodes: int, row: dict[str, object]) -> str:
-    head = (f"{key.trace} day {key.day} eta {key.eta:g} c {key.cost:g} N {nodes}: "
+    head = (f"{key.trace} day {key.day} seed {key.seed} eta {key.eta:g} c {key.cost:g} "
+            f"N {nodes}: "
             f"{row['scheduler']:<12} {row['wall_s']:7.1f} s")
     if row["status"] != "ok":
         return f"{head}  {str(row['status']).upper()} {row.get('error', '')}"
