@@ -3,7 +3,10 @@ blocking attribution, run batches, and the report's verdict rules."""
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,7 +28,9 @@ from compass.experiments.config import (
 from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunKey
+from compass.experiments.layout import Layout
 from compass.experiments.report import judge
+from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, run_batch
 from compass.experiments.stats import Interval
 from compass.experiments.tables import markdown
@@ -308,6 +313,44 @@ def test_run_batch_gives_one_tidy_row_per_scheduler():
     assert (rows["nodes"] >= rows["maxjob_nodes"]).all()
     assert rows["trace_source"].eq("synthetic:gfs-synth").all()
     assert (rows["max_nsif"] >= 0).all() and (rows["wall_s"] > 0).all()
+
+
+def test_a_variant_runs_beside_its_base_under_its_own_label():
+    """mcg with backfill is a variant of mcg: its row is labelled by the variant, it runs
+    with the base's profile parameters updated by its own, and the base run is unchanged."""
+    settings = replace(_settings(["gfs", "mcg"], {"mcg": {"beta": 0.25}}),
+                       variants={"mcg-backfill": {"scheduler": "mcg",
+                                                  "params": {"backfill": True}}})
+    assert settings.runs()[-1] == ("mcg-backfill", "mcg", {"beta": 0.25, "backfill": True})
+    rows = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0, 3), _trace(), settings,
+                     log=lambda line: None)
+    assert rows["scheduler"].tolist() == ["gfs", "mcg", "mcg-backfill"]
+    assert (rows["status"] == "ok").all() and (rows["seed"] == 3).all()
+    plain = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0, 3), _trace(),
+                      _settings(["gfs", "mcg"], {"mcg": {"beta": 0.25}}), log=lambda line: None)
+    same = ["afr", "ajct", "agu", "migrations"]
+    assert rows[same].iloc[:2].equals(plain[same])
+
+
+def test_results_keep_variant_runs_apart_and_swap_them_in_on_request(tmp_path):
+    """Experiments never see a variant's rows; with_variant replaces its base's runs by the
+    variant's under the base's name, so every experiment measures the comparison under it."""
+    import yaml
+
+    raw = yaml.safe_load((Path(__file__).parents[1] / "config" / "quick.yaml").read_text())
+    runs = pd.DataFrame({"trace": "gfs", "day": 26, "seed": 0, "eta": 0.9, "cost": 8.0,
+                         "status": "ok", "error": "",
+                         "scheduler": ["compass-abs", "mcg", "mcg-backfill", "fft"],
+                         "ajct": [100.0, 120.0, 90.0, 110.0]})
+    layout = Layout(tmp_path)
+    layout.config.parent.mkdir(parents=True, exist_ok=True)
+    layout.config.write_text(json.dumps({"profile": raw, "resolved": {}}))
+    runs.to_csv(layout.runs, index=False)
+    res = Results.load(tmp_path)
+    assert res.runs["scheduler"].tolist() == ["compass-abs", "mcg", "fft"]
+    assert res.variant_runs["scheduler"].tolist() == ["mcg-backfill"]
+    swapped = res.with_variant("mcg-backfill").runs.set_index("scheduler")["ajct"]
+    assert swapped.to_dict() == {"compass-abs": 100.0, "fft": 110.0, "mcg": 90.0}
 
 
 def test_run_batch_records_a_failing_scheduler_and_goes_on():

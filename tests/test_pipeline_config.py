@@ -16,7 +16,7 @@ from compass.experiments.pipeline import make_plan
 from compass.schedulers import available
 
 ROOT = Path(__file__).parents[1]
-PROFILES = ("quick", "full", "smoke")
+PROFILES = ("quick", "medium", "full", "smoke")
 #: The paper's schedulers that are registered now (others are being built; see the brief).
 REGISTERED = [s for s in PAPER_SCHEDULERS if s in available()]
 
@@ -40,6 +40,20 @@ def test_the_schema_refuses_unknown_keys():
     raw["sizing"]["demnd"] = "window"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(raw, yaml.safe_load((ROOT / "config" / "schema.yaml").read_text()))
+
+
+def test_variants_name_a_baseline_of_the_profile_under_their_own_label():
+    raw = profile("quick")
+    cfg = parse_config(raw)
+    assert cfg.variants["mcg-backfill"] == {"scheduler": "mcg", "params": {"backfill": True}}
+    assert cfg.run.runs()[-2:] == [("mcg-backfill", "mcg", {"backfill": True}),
+                                   ("fft-3600", "fft", {"round_s": 3600})]
+    raw["variants"]["mine"] = {"scheduler": "compass-abs", "params": {}}
+    with pytest.raises(ConfigError, match="not a baseline"):
+        parse_config(raw)
+    raw["variants"] = {"gfs": {"scheduler": "gfs", "params": {}}}
+    with pytest.raises(ConfigError, match="own name"):
+        parse_config(raw)
 
 
 def test_experiments_may_only_name_configured_traces():
@@ -73,6 +87,7 @@ def test_the_cost_sweep_block_keeps_its_old_name():
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
+    raw["variants"] = {}
     with pytest.raises(ConfigError, match="no-such-scheduler"):
         make_plan(raw, ROOT)
 

@@ -106,8 +106,14 @@ def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     assert (measured["n"] >= 2).all()
     assert (measured["ci_low"] <= measured["ci_high"]).all()
     text = (results / "REPRODUCTION.md").read_text()
-    counts = table["verdict"].value_counts()
+    default = table[table["variant"] == "default"]
+    counts = default["verdict"].value_counts()
     assert ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) in text
+    # the sensitivity section: every lead claim again under each variant of the profile
+    variants = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["variants"]
+    for variant in variants:
+        assert leads <= set(table.loc[table["variant"] == variant, "id"]), variant
+    assert "## Sensitivity" in text and "mcg-backfill" in text
 
 
 def test_the_real_openb_experiments_ran_and_are_reported(smoke):

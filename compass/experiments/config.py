@@ -173,10 +173,24 @@ class RunSettings:
     on_error: OnError
     demand: Demand
     progress: bool = False
+    #: sensitivity variants: label -> {"scheduler": base, "params": its parameters}
+    variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "schedulers": list(self.schedulers),
-                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()}}
+                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()},
+                "variants": {k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
+                             for k, v in self.variants.items()}}
+
+    def runs(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(label, registered scheduler, parameters) of every run of a batch: each scheduler
+        with its ``scheduler_params``, then each variant (its base's parameters updated by
+        the variant's)."""
+        out = [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.schedulers]
+        for label, v in self.variants.items():
+            base = v["scheduler"]
+            out.append((label, base, {**self.scheduler_params.get(base, {}), **v["params"]}))
+        return out
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RunSettings:
@@ -206,6 +220,10 @@ class PipelineConfig:
     @property
     def seed(self) -> int:
         return self.run.seed
+
+    @property
+    def variants(self) -> Mapping[str, Mapping[str, Any]]:
+        return self.run.variants
 
     def sample_seeds(self, trace: ResolvedTrace) -> tuple[int, ...]:
         """Seeds of a trace's samples: ``samples`` consecutive seeds from ``seed`` for a
@@ -301,6 +319,8 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         scheduler_params={k: dict(v) for k, v in (raw.get("scheduler_params") or {}).items()},
         pause_rule=raw["pause_rule"], on_error=raw["on_error"], demand=raw["sizing"]["demand"],
         progress=bool(raw.get("progress", False)),
+        variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
+                  for k, v in (raw.get("variants") or {}).items()},
     )
     cfg = PipelineConfig(
         profile=raw["profile"], run=run, reference=raw["reference"],
@@ -324,6 +344,14 @@ def _check_references(cfg: PipelineConfig) -> None:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
+    for label, v in cfg.run.variants.items():
+        if v["scheduler"] not in cfg.baselines or v["scheduler"] not in cfg.schedulers:
+            raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "
+                              f"this profile runs ({list(cfg.baselines)}); run it, or drop "
+                              "the variants with --config 'variants={}'")
+        if label in cfg.schedulers:
+            raise ConfigError(f"variants.{label}: the label is a scheduler of the profile; "
+                              "give the variant its own name")
 
 
 def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:

@@ -62,6 +62,10 @@ CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_hi
                  "deviation", "shown_in"]
 #: The claims table's stem under the tables folder.
 CLAIMS_TABLE = "claims"
+#: The variant of the profile's own parameters (the paper-faithful baselines).
+DEFAULT_VARIANT = "default"
+#: Measures re-taken under each sensitivity variant: the comparisons between schedulers.
+SENSITIVE_KINDS = ("lead", "wins", "leads_grow")
 
 
 @dataclass(frozen=True)
@@ -605,12 +609,12 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def claims_table(claims: list[Claim], ev: Evidence,
-                 deviations: list[dict[str, Any]]) -> pd.DataFrame:
+def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
+                 variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """One row per claim (``CLAIM_COLUMNS``): the paper's value, ours with its interval and
     sample count where it is a statistic over samples, the verdict and its detail, the data
-    it came from, the scheduler variant (``default``: the profile's parameters) and the
-    figures and tables that show it (stems, ``;``-separated)."""
+    it came from, the scheduler ``variant`` it was measured under (``default``: the
+    profile's parameters) and the figures and tables that show it (stems, ``;``-separated)."""
     marked = {c: d["id"] for d in deviations for c in d.get("claims") or []}
     rows = []
     for claim in claims:
@@ -624,7 +628,7 @@ def claims_table(claims: list[Claim], ev: Evidence,
             "n": iv.n if iv else math.nan, "relative_pct": measured.relative_pct,
             "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
             "ours_text": measured.text if shown else "-",
-            "data": _data_label(ev.res, measured, claim), "variant": "default",
+            "data": _data_label(ev.res, measured, claim), "variant": variant,
             "deviation": marked.get(claim.id, ""), "shown_in": ";".join(claim.evidence),
         })
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
@@ -632,10 +636,17 @@ def claims_table(claims: list[Claim], ev: Evidence,
 
 def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | Path],
                  deviations_path: str | Path, tables: str | Path) -> list[Path]:
-    """Measure every claim on a results folder into paper/tables/claims.csv (and .md)."""
-    res = Results.load(results)
-    frame = claims_table(load_claims(claims_path), Evidence(res, Path(tables)),
-                         load_deviations(deviations_path))
+    """Measure every claim on a results folder into paper/tables/claims.csv (and .md), then
+    the comparisons (``SENSITIVE_KINDS``) again under each sensitivity variant: the same
+    samples with one baseline's runs replaced by its variant's (rows with that
+    ``variant``; they never change a default row's verdict)."""
+    res, claims = Results.load(results), load_claims(claims_path)
+    deviations = load_deviations(deviations_path)
+    sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
+    frame = pd.concat([claims_table(claims, Evidence(res, Path(tables)), deviations),
+                       *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables)),
+                                      deviations, v) for v in res.config.variants)],
+                      ignore_index=True)
     return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
                        f"value and its verdict ({res.label()})")
 
@@ -661,6 +672,29 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
                      "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
                      "verdict": text, "shown in": _links(stems, figures, tables, report_dir)})
     return rows
+
+
+def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
+    """The sensitivity section: every comparison claim's verdict (and our value) under the
+    profile's parameters and under each variant of a baseline."""
+    variants = res.config.variants
+    if not variants:
+        return []
+    sensitive = table[table["variant"] != DEFAULT_VARIANT]
+    ids = list(dict.fromkeys(sensitive["id"]))
+    cell = {(r.id, r.variant): f"{r.verdict}: {r.ours_text}" for r in table.itertuples()}
+    names = [DEFAULT_VARIANT, *variants]
+    lines = ["## Sensitivity: the comparisons under other baseline variants", "",
+             "Each variant replaces one baseline's runs by the same baseline with other "
+             "parameters, on the same samples; the verdicts above use the default "
+             "(paper-faithful) parameters and are not changed by this section.", "",
+             *[f"- **{v}**: {spec['scheduler']} with "
+               + ", ".join(f"{k} = {val}" for k, val in spec["params"].items())
+               for v, spec in variants.items()], "",
+             "| claim | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1),
+             *["| " + " | ".join([i, *(_cell(cell.get((i, v), "-")) for v in names)]) + " |"
+               for i in ids], ""]
+    return lines
 
 
 def _header(res: Results) -> list[str]:
@@ -697,7 +731,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     claims' texts (how each value is measured) and deviations."""
     res, out = Results.load(results), Path(out)
     claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
-    frame = read_claims(tables)
+    table = read_claims(tables)
+    frame = table[table["variant"] == DEFAULT_VARIANT]
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
@@ -717,7 +752,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
-              "## Known deviations", ""]
+              *_sensitivity(table, res), "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
               for d in deviations] or ["None recorded."]

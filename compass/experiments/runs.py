@@ -43,11 +43,13 @@ RUN_COLUMNS = [
 
 
 def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
-                    run: RunSettings) -> SimulationResult:
-    """Replay a window's jobs under ``scheduler`` on ``nodes`` nodes with migration cost c."""
+                    run: RunSettings, params: dict | None = None) -> SimulationResult:
+    """Replay a window's jobs under ``scheduler`` on ``nodes`` nodes with migration cost c
+    (``params``: the scheduler's parameters, by default the profile's)."""
+    params = dict(run.scheduler_params.get(scheduler, {})) if params is None else params
     return simulate(jobs, scheduler=scheduler, nodes=nodes, migration_cost=cost, seed=run.seed,
-                    scheduler_params=dict(run.scheduler_params.get(scheduler, {})),
-                    pause_rule=run.pause_rule, progress=run.progress)  # type: ignore[arg-type]
+                    scheduler_params=params, pause_rule=run.pause_rule,
+                    progress=run.progress)  # type: ignore[arg-type]
 
 
 def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
@@ -72,7 +74,8 @@ def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
 
 def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSettings,
               log: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Replay one (trace, day, eta, c) window under every configured scheduler.
+    """Replay one (trace, day, seed, eta, c) window under every configured scheduler and
+    every sensitivity variant (its row's ``scheduler`` is the variant's label).
 
     A scheduler that raises is recorded with ``status="error"`` and its message (profile key
     ``on_error: record``; ``raise`` stops the batch instead), so one broken policy does not
@@ -83,16 +86,17 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
             "cost": key.cost,
             "origin": trace.origin, "jobs": len(jobs)}
     if jobs.empty:
-        return _frame([{**base, "scheduler": s, "status": "empty"} for s in run.schedulers])
+        return _frame([{**base, "scheduler": label, "status": "empty"}
+                       for label, _, _ in run.runs()])
     size = cluster_nodes(jobs, trace.spec, key.day, key.eta, run.demand)
     base.update(sizing="fixed" if trace.spec.nodes else run.demand, nodes=size.nodes,
                 p_eta=size.p_eta, maxjob_nodes=size.maxjob_nodes)
     rows = []
-    for scheduler in run.schedulers:
+    for label, scheduler, params in run.runs():
         started = time.perf_counter()
-        row: dict[str, object] = {**base, "scheduler": scheduler}
+        row: dict[str, object] = {**base, "scheduler": label}
         try:
-            result = simulate_window(jobs, scheduler, size.nodes, key.cost, run)
+            result = simulate_window(jobs, scheduler, size.nodes, key.cost, run, params)
             s = result.summary
             row.update(status="ok", trace_source=s["trace_source"],
                        **{k: s[k] for k in ("afr", "ajct", "agu", "migrations",
