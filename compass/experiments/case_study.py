@@ -79,8 +79,13 @@ class CaseWindow:
     score: float
 
     @property
+    def span(self) -> str:
+        """Day and clock time, e.g. "day 113, 21:00-22:30"."""
+        return f"day {self.day}, {_clock(self.start)}-{_clock(self.end)}"
+
+    @property
     def label(self) -> str:
-        when = f"{self.data} day {self.day}, {_clock(self.start)}-{_clock(self.end)}"
+        when = f"{self.data} {self.span}"
         size = f"eta = {self.eta:g}, N = {self.nodes}"
         load = f"mean demand {self.score:.2f} x capacity"
         if self.window == "busiest":
@@ -294,7 +299,8 @@ class CaseStudy:
     def load(cls, res: Results) -> CaseStudy:
         lay = res.layout
         return cls(tuple(read_windows(lay.case_windows)), pd.read_csv(lay.case_timelines),
-                   pd.read_csv(lay.case_jobs), pd.read_csv(lay.case_runs).fillna(""))
+                   pd.read_csv(lay.case_jobs),
+                   pd.read_csv(lay.case_runs, dtype={"error": str}).fillna(""))
 
     @property
     def trace(self) -> str:
@@ -310,8 +316,8 @@ class CaseStudy:
 
     @property
     def label(self) -> str:
-        """Every window's label, one a line (figures and tables name their data by it)."""
-        return "\n".join(f"{w.window}: {w.label}" for w in self.windows)
+        """Every window's label (figures and tables name their data by it)."""
+        return ". ".join(f"{w.window.capitalize()} window: {w.label}" for w in self.windows)
 
     def summary(self) -> pd.DataFrame:
         """``case_summary`` of the stored windows."""
