@@ -495,3 +495,54 @@ def test_markdown_table_with_caption():
                                   "c": [123456.7, 0.000123]}), caption="SYNTHETIC")
     assert text.splitlines() == ["*SYNTHETIC*", "", "| a | b | c |", "|---|---|---|",
                                  "| 1 | x | 123,457 |", "| n/a | y | 0.000123 |"]
+
+
+# ------------------------------------------------------------------ case claims in the report
+
+
+class _CaseEvidence:
+    """What the report's case measures read from ``Evidence``: the study and its summary."""
+
+    def __init__(self, windows: list, summary: pd.DataFrame) -> None:
+        from compass.experiments.case_study import CaseStudy
+
+        empty = pd.DataFrame()
+        self.case = (CaseStudy(tuple(windows), empty, empty, empty), summary)
+
+    def schedulers(self, names):
+        return ["gfs", "fgd"] if names == "baselines" else list(names)
+
+
+def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float
+               ) -> list[dict]:
+    return [{"window": window, "scheduler": s, "blocked_share": 1.0, "blocked_jobs": jobs,
+             "blocked_s": seconds, "blocked_g8_w31_share": shares[0],
+             "blocked_g8_w31_time_share": shares[1]} for s in ("gfs", "fgd")]
+
+
+def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
+    from compass.experiments.report import MEASURES
+
+    windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
+    summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
+                           + _case_rows("busiest", (0.0, 0.0), 10, 50.0))
+    ev = _CaseEvidence(windows, summary)
+    by_count = MEASURES["case_wide_blocked"](ev)
+    assert by_count.value == 0.5 and by_count.traces == ("gfs",)
+    assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 8 blocked jobs (by "
+                             "time: 0.9 of 200.0 s blocked); busiest window (day 0, 01:00-02:30): "
+                             "0 of 20 blocked jobs (by time: 0 of 100.0 s blocked)")
+    assert MEASURES["case_wide_blocked"](ev, by="time").value == pytest.approx(0.9)
+    assert MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines").value == 1.0
+
+
+def test_case_claims_have_no_data_when_the_paper_window_is_absent():
+    from compass.experiments.report import MEASURES
+
+    windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
+               _case_window("busiest", 3600.0, 9000.0)]
+    ev = _CaseEvidence(windows, pd.DataFrame(_case_rows("busiest", (0.0, 0.0), 10, 50.0)))
+    measured = MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines")
+    assert measured.value is None
+    assert measured.text.startswith("the paper's window is absent (day 113 is not replayed); "
+                                    "busiest window (day 0, 01:00-02:30): min 1.00")
