@@ -58,8 +58,8 @@ from compass.experiments.tables import markdown, write_table
 VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
-                 "relative_pct", "unit", "verdict", "detail", "ours_text", "data", "variant",
-                 "deviation", "shown_in"]
+                 "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
+                 "variant", "deviation", "shown_in"]
 #: The claims table's stem under the tables folder.
 CLAIMS_TABLE = "claims"
 #: The variant of the profile's own parameters (the paper-faithful baselines).
@@ -642,6 +642,20 @@ def _number(value: Any) -> float:
     return float(value)
 
 
+def direction(interval: Interval | None) -> str:
+    """Whether a lead's interval lies above zero (``ahead``: the reference is better), below
+    it (``behind``), or admits both (``undecided``); one sample gives the sign alone, marked
+    so; "" for a value that is not a lead."""
+    if interval is None or math.isnan(interval.value):
+        return ""
+    if not interval.defined:
+        return ("ahead" if interval.value > 0 else "behind" if interval.value < 0
+                else "tied") + " (one sample)"
+    if interval.low > 0:
+        return "ahead"
+    return "behind" if interval.high < 0 else "undecided"
+
+
 def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
                  variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """One row per claim (``CLAIM_COLUMNS``): the paper's value, ours with its interval and
@@ -660,6 +674,7 @@ def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, A
             "ci_low": iv.low if iv else math.nan, "ci_high": iv.high if iv else math.nan,
             "n": iv.n if iv else math.nan, "relative_pct": measured.relative_pct,
             "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
+            "direction": direction(iv) if claim.measure["kind"] == "lead" else "",
             "ours_text": measured.text if shown else "-",
             "data": _data_label(ev.res, measured, claim), "variant": variant,
             "deviation": marked.get(claim.id, ""), "shown_in": ";".join(claim.evidence),
@@ -687,7 +702,7 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
 def read_claims(tables: str | Path) -> pd.DataFrame:
     """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
     frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
-    text = ["detail", "ours_text", "data", "deviation", "shown_in", "unit"]
+    text = ["detail", "direction", "ours_text", "data", "deviation", "shown_in", "unit"]
     frame[text] = frame[text].fillna("")
     return frame
 
@@ -705,6 +720,52 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
                      "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
                      "verdict": text, "shown in": _links(stems, figures, tables, report_dir)})
     return rows
+
+
+def _findings(table: pd.DataFrame, res: Results) -> list[str]:
+    """"What we found": plain lines computed from claims.csv (never typed by hand): the
+    data, the verdicts, where COMPASS-ABS's leads stand and how far the paper's margins
+    are, the theorem's bound, and which verdicts a baseline variant changes."""
+    frame = table[table["variant"] == DEFAULT_VARIANT]
+    leads = frame[frame["direction"] != ""]
+    counts = frame["verdict"].value_counts()
+    synthetic = any(t.origin == "synthetic" for t in res.traces.values())
+    lines = ["## What we found", "",
+             f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
+                                           "SYNTHETIC stand-ins, not on the paper's traces."
+                                           if synthetic else "Real traces."),
+             "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+             + f" of {len(frame)} claims."]
+    if len(leads):
+        ways = leads["direction"].str.split(" ").str[0].value_counts()
+        worst = leads.loc[leads["relative_pct"].abs().idxmax()] if leads[
+            "relative_pct"].notna().any() else None
+        lines.append(
+            f"- COMPASS-ABS's leads over the strongest baseline ({len(leads)} lead claims): "
+            f"ahead on {int(ways.get('ahead', 0))}, behind on {int(ways.get('behind', 0))}, "
+            f"undecided (the interval spans zero) on {int(ways.get('undecided', 0))}"
+            + (f"; the largest is {worst['relative_pct']:+.2g} % of the baseline "
+               f"(`{worst['id']}`)" if worst is not None else "") + ".")
+        met = leads[leads["verdict"] == "holds"]
+        lines.append(f"- The paper's margins: {len(met)} of {len(leads)} lead claims reach "
+                     "the paper's value over their whole interval"
+                     + (f" ({', '.join(f'`{i}`' for i in met['id'])})" if len(met) else "")
+                     + "; the median lead is "
+                     f"{leads['relative_pct'].abs().median():.2g} % of the baseline's value "
+                     "in size.")
+    bound = frame[frame["id"] == "thm1-sif-bound"]
+    if len(bound):
+        lines.append(f"- Theorem 1 (N x SIF <= 2 under the WCC) on every replay: "
+                     f"{bound['verdict'].iloc[0]} ({bound['ours_text'].iloc[0]}).")
+    for variant in res.config.variants:
+        mine = table[table["variant"] == variant].set_index("id")["verdict"]
+        base = frame.set_index("id")["verdict"].reindex(mine.index)
+        changed = [i for i in mine.index if mine[i] != base[i]]
+        lines.append(f"- Baseline variant **{variant}**: {len(changed)} of {len(mine)} "
+                     "comparison verdicts change"
+                     + (" (" + ", ".join(f"`{i}`: {base[i]} -> {mine[i]}" for i in changed)
+                        + ")" if changed else "") + " (section \"Sensitivity\").")
+    return [*lines, ""]
 
 
 def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
@@ -769,7 +830,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
-    lines = [*_header(res), "## Summary", "",
+    lines = [*_header(res), *_findings(table, res), "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
