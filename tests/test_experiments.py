@@ -42,7 +42,7 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunKey
 from compass.experiments.layout import Layout
-from compass.experiments.report import judge
+from compass.experiments.report import direction, judge
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
 from compass.experiments.stats import Interval
@@ -547,6 +547,15 @@ def test_verdict_rules_with_an_interval(check, low, high, status):
     the point value alone does not decide (it is deliberately inside the interval)."""
     interval = Interval((low + high) / 2, low, high, 5)
     assert judge(check, interval.value, "", interval).status == status
+
+
+@pytest.mark.parametrize(("interval", "expected"), [
+    (Interval(5.0, 1.0, 9.0, 4), "ahead"), (Interval(-5.0, -9.0, -1.0, 4), "behind"),
+    (Interval(1.0, -2.0, 4.0, 4), "undecided"), (Interval(0.0, 0.0, 0.0, 4), "undecided"),
+    (Interval(3.0, math.nan, math.nan, 1), "ahead (one sample)"), (None, ""),
+])
+def test_a_leads_direction_is_read_from_its_interval(interval, expected):
+    assert direction(interval) == expected
 
 
 def test_an_interval_of_one_sample_is_judged_by_its_value():
