@@ -22,11 +22,13 @@ if not workflow.overwrite_configfiles:
 validate(config, str(BASE / "config" / "schema.yaml"))
 
 from compass.experiments.interrupts import SignalNote  # noqa: E402
-from compass.experiments.layout import NOTEBOOKS  # noqa: E402
+from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
+from compass.experiments.report import CLAIMS_TABLE  # noqa: E402
 
 PLAN = make_plan(config)
 L = PLAN.layout
+CLAIMS_FILES = table_files(PLAN.tables, CLAIMS_TABLE)  # every notebook renders its claims
 for note in PLAN.notes:
     logger.warning("\n" + "!" * 78 + f"\n{note}\n" + "!" * 78)
 

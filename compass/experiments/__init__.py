@@ -17,6 +17,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.5, Fig. 4 | ``cost_sweep`` |
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
+| every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
 paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
@@ -40,6 +41,7 @@ from compass.experiments.coverage import (
     wcc_days,
 )
 from compass.experiments.physical import migration_latencies, physical, physical_label
+from compass.experiments.report import claims_shown
 from compass.experiments.results import Results
 from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
 from compass.experiments.tables import markdown, write_table
@@ -53,6 +55,7 @@ __all__ = [
     "Results",
     "case_head_blocking",
     "case_summary",
+    "claims_shown",
     "composition",
     "composition_days",
     "cost_sweep",

@@ -40,7 +40,9 @@ from compass.experiments.composition import (
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
+from compass.experiments.openb import NOTEBOOK as OPENB_NOTEBOOK
 from compass.experiments.openb import OPENB_MEASURES
+from compass.experiments.openb import PRODUCTS as OPENB_PRODUCTS
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
 from compass.experiments.stats import Interval
@@ -705,6 +707,25 @@ def read_claims(tables: str | Path) -> pd.DataFrame:
     text = ["detail", "direction", "ours_text", "data", "deviation", "shown_in", "unit"]
     frame[text] = frame[text].fillna("")
     return frame
+
+
+def claims_shown(tables: str | Path, notebook: str) -> pd.DataFrame:
+    """The claims (default variant) that a notebook's figures and tables show, from
+    claims.csv: what each notebook renders under its figures, so no number is typed by
+    hand. Empty, with a note, before the pipeline's ``claims`` rule has run."""
+    products = NOTEBOOKS.get(notebook) or (OPENB_PRODUCTS if notebook == OPENB_NOTEBOOK
+                                           else None)
+    if products is None:
+        raise ValueError(f"unknown notebook {notebook!r}")
+    if not (Path(tables) / f"{CLAIMS_TABLE}.csv").is_file():
+        print(f"{Path(tables) / CLAIMS_TABLE}.csv not found: run the pipeline's claims rule")
+        return pd.DataFrame(columns=["id", "paper", "ours", "verdict", "detail"])
+    stems = {*products.figures, *products.tables}
+    frame = read_claims(tables)
+    shown = frame[(frame["variant"] == DEFAULT_VARIANT) & frame["shown_in"].map(
+        lambda s: bool(stems & set(s.split(";"))))]
+    return shown[["id", "paper", "ours_text", "verdict", "detail"]].rename(
+        columns={"ours_text": "ours"}).reset_index(drop=True)
 
 
 def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,

@@ -19,6 +19,7 @@ for _name in NOTEBOOKS:
             days=DAY_TABLES,
             case=CASE_FILES if _name == "06_case_study" else [],
             physical=PLAN.physical_inputs(_name),
+            claims=CLAIMS_FILES,
         output:
             notebook=L.notebook(_name),
             products=PLAN.products(_name),

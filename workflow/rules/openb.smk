@@ -69,6 +69,7 @@ if OPENB is not None:
             config=L.config,
             replay=OPENB_REPLAY,
             packing=OPENB_PACKING,
+            claims=CLAIMS_FILES,
         output:
             notebook=L.notebook(OPENB_NOTEBOOK_NAME),
             products=OPENB_FILES,

@@ -1,11 +1,6 @@
 # The claims table (every claim of paper/claims.yaml beside the value this run measured, with
 # its interval and verdict), then the report that renders it.
 
-from compass.experiments.layout import table_files
-from compass.experiments.report import CLAIMS_TABLE
-
-CLAIMS_FILES = table_files(PLAN.tables, CLAIMS_TABLE)
-
 
 rule claims:
     input:
