@@ -131,6 +131,43 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
     return fig
 
 
+def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
+                metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
+    """One panel per metric: COMPASS-ABS's lead over the strongest baseline relative to that
+    baseline's mean (%), one row per value of ``col``, with its 95 % interval over the
+    samples (``aggregate.lead_intervals``). Right of zero: COMPASS-ABS is better."""
+    apply_style()
+    groups = list(dict.fromkeys(leads[col]))
+    fig, axes = plt.subplots(1, len(metrics), squeeze=False,
+                             figsize=(3.4 * len(metrics) + 0.6, 0.55 * len(groups) + 1.6))
+    for ax, metric in zip(axes[0], metrics):
+        part = leads[leads["metric"] == metric].set_index(col)
+        for y, group in enumerate(groups):
+            if group not in part.index or pd.isna(part.loc[group, "lead"]):
+                continue
+            row = part.loc[group]
+            scale = 100 / abs(row["baseline_mean"]) if row["baseline_mean"] else float("nan")
+            mid = row["lead"] * scale
+            if pd.notna(row["ci_low"]):
+                ax.errorbar(mid, y, xerr=[[mid - row["ci_low"] * scale],
+                                          [row["ci_high"] * scale - mid]],
+                            fmt="o", color=color(REFERENCE), capsize=3)
+            else:
+                ax.scatter(mid, y, color=color(REFERENCE), marker="o", facecolors="none")
+            ax.annotate(f"vs {display(row['strongest_baseline'])}, n = {int(row['n'])}",
+                        (mid, y), textcoords="offset points", xytext=(0, 7), fontsize=7,
+                        ha="center")
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_yticks(range(len(groups)), [TRACES.get(str(g), str(g)) for g in groups])
+        ax.set_ylim(len(groups) - 0.5, -0.7)
+        ax.set_xlabel(f"{metric.upper()} lead (% of the baseline; right: COMPASS-ABS better)")
+    for ax in axes[0][1:]:
+        ax.set_yticklabels([])
+    _title(fig, title, data)
+    fig.tight_layout()
+    return fig
+
+
 def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
               metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
     """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``."""
@@ -208,5 +245,5 @@ def save(fig: plt.Figure, folder: str | Path, stem: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{stem}.png", folder / f"{stem}.pdf"]
     fig.savefig(paths[0], dpi=150, bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"CreationDate": None})
     return paths

@@ -10,7 +10,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | paper | function |
 |---|---|
 | Table 1 | ``table1`` (rule ``table1``) |
-| 6.1, Fig. 1 | ``overall`` |
+| 6.1, Fig. 1 | ``overall``, ``overall_leads`` (with intervals) |
 | 6.2, Fig. 2 | ``eta_sweep`` |
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
@@ -43,7 +43,7 @@ from compass.experiments.coverage import (
 from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.report import claims_shown
 from compass.experiments.results import Results
-from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
+from compass.experiments.sweeps import cost_sweep, eta_sweep, overall, overall_leads
 from compass.experiments.tables import markdown, write_table
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "metric_means",
     "migration_latencies",
     "overall",
+    "overall_leads",
     "physical",
     "physical_label",
     "rho_bucket",

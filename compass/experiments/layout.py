@@ -22,7 +22,7 @@ class Products:
 
 #: The experiment notebooks in ``notebooks/``, in the paper's order, and their products.
 NOTEBOOKS: dict[str, Products] = {
-    "01_overall": Products(("fig1_overall",), ("fig1_overall",)),
+    "01_overall": Products(("fig1_overall", "fig1_leads"), ("fig1_overall", "fig1_leads")),
     "02_eta_sweep": Products(("fig2_eta_sweep",), ("fig2_eta_sweep",)),
     "03_composition": Products(("fig3_composition",), ("table2_composition",
                                                        "fig3_composition")),

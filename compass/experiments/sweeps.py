@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from compass.experiments.aggregate import METRICS, metric_means, ordered
+from compass.experiments.aggregate import METRICS, lead_intervals, metric_means, ordered
 from compass.experiments.grid import migration_days
 from compass.experiments.results import Results
 
@@ -28,6 +28,14 @@ def overall(res: Results) -> pd.DataFrame:
     """Fig. 1: mean AFR, AJCT, AGU per trace and scheduler at the overall eta."""
     x = res.config.experiments
     return ordered(metric_means(overall_runs(res), ["trace"]), "trace", x.overall_traces)
+
+
+def overall_leads(res: Results) -> pd.DataFrame:
+    """Fig. 1's leads: per trace and metric, COMPASS-ABS's lead over the strongest baseline
+    paired over the samples, with its 95 % interval (``aggregate.lead_intervals``)."""
+    x, cfg = res.config.experiments, res.config
+    leads = lead_intervals(overall_runs(res), cfg.reference, cfg.baselines, ["trace"])
+    return ordered(leads, "trace", x.overall_traces)
 
 
 def eta_runs(res: Results) -> pd.DataFrame:
