@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 import compass
-from compass.experiments.config import ResolvedTrace, RunSettings, TraceSpec
+from compass.experiments.config import ResolvedTrace, RunSettings, TraceSpec, parse_config
 from compass.experiments.grid import RunKey
+from compass.experiments.layout import Layout
 from compass.experiments.migrations import (
     decode,
     encode,
@@ -19,7 +22,9 @@ from compass.experiments.migrations import (
     operator_moves,
     operator_shares,
 )
+from compass.experiments.results import Results
 from compass.experiments.runs import common_window_metrics, run_batch
+from compass.experiments.windows import metric_windows, window_leads
 from compass.traces import demo_trace
 
 
@@ -135,3 +140,29 @@ def test_run_batch_keeps_moves_by_operator_and_the_common_window():
     assert rows["common_seconds"].nunique() == 1
     assert (rows["common_seconds"] >= rows["peak_seconds"]).all()
     assert rows[["afr_common", "agu_common"]].notna().all().all()
+
+
+def _results(runs: pd.DataFrame) -> Results:
+    raw = yaml.safe_load((Path(__file__).parents[1] / "config" / "smoke.yaml").read_text())
+    return Results(Layout(Path("unused")), parse_config(raw), {}, runs)
+
+
+def test_metric_windows_and_window_leads_by_hand():
+    # gfs at eta 0.9, c = 8 s (the smoke profile's overall experiment), two days
+    rows = [("compass-abs", 26, 0.10, 0.20, 0.80, 0.70), ("gfs", 26, 0.30, 0.25, 0.90, 0.60),
+            ("compass-abs", 58, 0.20, 0.10, 0.60, 0.70), ("gfs", 58, 0.10, 0.15, 0.70, 0.80)]
+    runs = pd.DataFrame([{"trace": "gfs", "day": d, "eta": 0.9, "cost": 8.0, "scheduler": s,
+                          "status": "ok", "afr": a, "afr_common": ac, "agu": u,
+                          "agu_common": uc} for s, d, a, ac, u, uc in rows])
+    table = metric_windows(_results(runs)).set_index("scheduler")
+    assert list(table.columns) == ["trace", "agu", "agu_common", "afr", "afr_common"]
+    assert table.loc["compass-abs", "afr"] == pytest.approx(0.15)
+    assert table.loc["gfs", "agu_common"] == pytest.approx(0.70)
+    leads = window_leads(_results(runs)).set_index("metric")
+    # AFR: own 0.20 - 0.15 = 0.05; common 0.20 - 0.15 = 0.05. AGU: own 0.70 - 0.80 = -0.10,
+    # common 0.70 - 0.70 = 0.
+    assert leads.loc["afr", "lead (own T_peak)"] == pytest.approx(0.05)
+    assert leads.loc["afr", "lead (common window)"] == pytest.approx(0.05)
+    assert leads.loc["agu", "lead (own T_peak)"] == pytest.approx(-0.10)
+    assert leads.loc["agu", "lead (common window)"] == pytest.approx(0.0)
+    assert (leads["vs (own T_peak)"] == "gfs").all()

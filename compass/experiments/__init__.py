@@ -10,11 +10,11 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | paper | function |
 |---|---|
 | Table 1 | ``table1`` (rule ``table1``) |
-| 6.1, Fig. 1 | ``overall`` |
+| 6.1, Fig. 1 | ``overall``; AFR / AGU over a common window: ``metric_windows``, ``window_leads`` |
 | 6.2, Fig. 2 | ``eta_sweep`` |
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
-| 6.5, Fig. 4 | ``cost_sweep`` |
+| 6.5, Fig. 4 | ``cost_sweep``; moves by operator: ``migrations_by_operator``, ``operator_shares`` |
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 
@@ -33,10 +33,12 @@ from compass.experiments.coverage import (
     top1_table,
     wcc_days,
 )
+from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.results import Results
 from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
 from compass.experiments.tables import markdown, write_table
+from compass.experiments.windows import metric_windows, window_leads
 
 __all__ = [
     "BUCKETS",
@@ -53,7 +55,10 @@ __all__ = [
     "leads",
     "markdown",
     "metric_means",
+    "metric_windows",
     "migration_latencies",
+    "migrations_by_operator",
+    "operator_shares",
     "overall",
     "physical",
     "physical_label",
@@ -63,5 +68,6 @@ __all__ = [
     "top1_table",
     "wcc_days",
     "wide",
+    "window_leads",
     "write_table",
 ]
