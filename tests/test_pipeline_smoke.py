@@ -88,6 +88,18 @@ def test_the_report_states_every_claim(smoke):
     assert "## Failed runs" not in text
 
 
+def test_runs_keep_moves_by_operator_and_the_common_window(smoke):
+    """Issue 12: the batch columns, and the report rows that read them."""
+    runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
+    mine = runs[runs["scheduler"] == "compass-abs"]
+    assert mine["operator_moves"].str.contains("compact-pool").any()
+    assert (runs["common_seconds"] >= runs["peak_seconds"]).all()
+    text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| mig-pause |"))
+    assert "compass-abs's" in row and "compact-pool" in row
+    assert "## AFR and AGU: own T_peak and a common window" in text
+
+
 def test_the_real_openb_experiments_ran_and_are_reported(smoke):
     """Notebook 08 (REAL openb: replay and the four packing variants) and its claims."""
     import nbformat

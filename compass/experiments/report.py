@@ -325,8 +325,8 @@ def _pause_per_job_operators(ev: Evidence) -> Measured:
     if measured.value is None or moves.empty:
         return measured
     shares = operator_shares(moves)
-    parts = [f"{op} {fmt(100 * share)} %" for op, share in zip(shares["operator"],
-                                                             shares["share"])]
+    parts = [f"{op} {100 * share:.1f} %" for op, share in zip(shares["operator"],
+                                                            shares["share"])]
     lead = "most" if shares["share"].iloc[0] > 0.5 else "the largest share"
     return Measured(measured.value, f"{measured.text}; of {ev.cfg.reference}'s "
                     f"{int(shares['instance_moves'].sum()):,} charged moves at c = {cost:g} s, "
