@@ -1,10 +1,11 @@
 """COMPASS-ABS reproduction pipeline (docs/pipeline.md).
 
-    snakemake --cores all                                  # quick profile, the default
-    snakemake --cores 8 --configfile config/full.yaml      # paper scale
+    snakemake --cores 8                                    # paper scale (config/full.yaml)
+    snakemake --cores all --configfile config/quick.yaml   # the README's quick run
+    snakemake --cores 8 --configfile config/medium.yaml    # reviewers: under an hour
     snakemake --cores all --configfile config/smoke.yaml   # CI smoke run
 
-Simulator batches (one per trace-day x eta x c, every scheduler) -> results/<profile>/runs.csv
+Simulator batches (one per trace-day x seed x eta x c, every scheduler) -> results/<profile>/runs.csv
 -> one papermill notebook per experiment -> figures, tables -> paper/REPRODUCTION.md.
 """
 
@@ -17,7 +18,7 @@ min_version("8.0")
 
 BASE = Path(workflow.basedir)
 if not workflow.overwrite_configfiles:
-    configfile: str(BASE / "config" / "quick.yaml")
+    configfile: str(BASE / "config" / "full.yaml")
 validate(config, str(BASE / "config" / "schema.yaml"))
 
 from compass.experiments.interrupts import SignalNote  # noqa: E402

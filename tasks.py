@@ -32,6 +32,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
 PHYSICAL_STAMP = VENV / ".installed-physical"
 LOCK = ROOT / "requirements.lock"
+QUICK = ROOT / "config" / "quick.yaml"  # the README's run: the quick profile
 #: the lock holds the wheels' hashes for this interpreter and platform (pip-compile's markers)
 LOCK_TARGET = ("Linux", (3, 11))
 EXTRAS = "dev,pipeline"
@@ -144,7 +145,9 @@ def main(argv: list[str]) -> int:
         return compile_lock(*rest)
     ensure_env(locked="--unlocked" not in flags, physical="--physical" in flags)
     if task == "run":
-        return run("snakemake", "--cores", "all", *rest)
+        # the quick profile unless the caller names one (the Snakefile's default is full)
+        profile = [] if "--configfile" in rest else ["--configfile", str(QUICK)]
+        return run("snakemake", "--cores", "all", *profile, *rest)
     if task == "test":
         return run("python", "-m", "pytest", *rest)
     if task == "lab":

@@ -3,7 +3,10 @@ blocking attribution, run batches, and the report's verdict rules."""
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,8 +28,11 @@ from compass.experiments.config import (
 from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunKey
+from compass.experiments.layout import Layout
 from compass.experiments.report import judge
+from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, run_batch
+from compass.experiments.stats import Interval
 from compass.experiments.tables import markdown
 
 # ------------------------------------------------------------------ rankings
@@ -68,7 +74,7 @@ def test_metric_means_average_days_and_skip_nan():
     means = A.metric_means(runs, ["trace"]).set_index("metric")
     assert means.loc["afr", "value"] == pytest.approx(0.2)
     assert means.loc["ajct", "value"] == pytest.approx(200.0)
-    assert means.loc["agu", "value"] == pytest.approx(0.5) and means.loc["agu", "days"] == 1
+    assert means.loc["agu", "value"] == pytest.approx(0.5) and means.loc["agu", "samples"] == 1
 
 
 def test_leads_pick_the_strongest_baseline_per_metric():
@@ -309,6 +315,44 @@ def test_run_batch_gives_one_tidy_row_per_scheduler():
     assert (rows["max_nsif"] >= 0).all() and (rows["wall_s"] > 0).all()
 
 
+def test_a_variant_runs_beside_its_base_under_its_own_label():
+    """mcg with backfill is a variant of mcg: its row is labelled by the variant, it runs
+    with the base's profile parameters updated by its own, and the base run is unchanged."""
+    settings = replace(_settings(["gfs", "mcg"], {"mcg": {"beta": 0.25}}),
+                       variants={"mcg-backfill": {"scheduler": "mcg",
+                                                  "params": {"backfill": True}}})
+    assert settings.runs()[-1] == ("mcg-backfill", "mcg", {"beta": 0.25, "backfill": True})
+    rows = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0, 3), _trace(), settings,
+                     log=lambda line: None)
+    assert rows["scheduler"].tolist() == ["gfs", "mcg", "mcg-backfill"]
+    assert (rows["status"] == "ok").all() and (rows["seed"] == 3).all()
+    plain = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0, 3), _trace(),
+                      _settings(["gfs", "mcg"], {"mcg": {"beta": 0.25}}), log=lambda line: None)
+    same = ["afr", "ajct", "agu", "migrations"]
+    assert rows[same].iloc[:2].equals(plain[same])
+
+
+def test_results_keep_variant_runs_apart_and_swap_them_in_on_request(tmp_path):
+    """Experiments never see a variant's rows; with_variant replaces its base's runs by the
+    variant's under the base's name, so every experiment measures the comparison under it."""
+    import yaml
+
+    raw = yaml.safe_load((Path(__file__).parents[1] / "config" / "quick.yaml").read_text())
+    runs = pd.DataFrame({"trace": "gfs", "day": 26, "seed": 0, "eta": 0.9, "cost": 8.0,
+                         "status": "ok", "error": "",
+                         "scheduler": ["compass-abs", "mcg", "mcg-backfill", "fft"],
+                         "ajct": [100.0, 120.0, 90.0, 110.0]})
+    layout = Layout(tmp_path)
+    layout.config.parent.mkdir(parents=True, exist_ok=True)
+    layout.config.write_text(json.dumps({"profile": raw, "resolved": {}}))
+    runs.to_csv(layout.runs, index=False)
+    res = Results.load(tmp_path)
+    assert res.runs["scheduler"].tolist() == ["compass-abs", "mcg", "fft"]
+    assert res.variant_runs["scheduler"].tolist() == ["mcg-backfill"]
+    swapped = res.with_variant("mcg-backfill").runs.set_index("scheduler")["ajct"]
+    assert swapped.to_dict() == {"compass-abs": 100.0, "fft": 110.0, "mcg": 90.0}
+
+
 def test_run_batch_records_a_failing_scheduler_and_goes_on():
     settings = _settings(["gfs", "first-fit"], {"gfs": {"no_such_parameter": 1}})
     rows = run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0), _trace(), settings,
@@ -323,9 +367,10 @@ def test_run_batch_records_a_failing_scheduler_and_goes_on():
 
 
 def test_run_keys_format_wildcards_and_paths(tmp_path):
-    key = RunKey("gfs", 26, 0.9, 8.0)
-    assert key.wildcards == {"trace": "gfs", "day": "26", "eta": "0.9", "cost": "8"}
-    assert key.path(tmp_path) == tmp_path / "runs" / "gfs" / "eta0.9" / "c8" / "day26.csv"
+    key = RunKey("gfs", 26, 0.9, 8.0, 2)
+    assert key.wildcards == {"trace": "gfs", "day": "26", "eta": "0.9", "cost": "8",
+                             "seed": "2"}
+    assert key.path(tmp_path) == tmp_path / "runs" / "gfs" / "eta0.9" / "c8" / "day26_s2.csv"
 
 
 # ------------------------------------------------------------------ report
@@ -345,6 +390,53 @@ def test_run_keys_format_wildcards_and_paths(tmp_path):
 ])
 def test_verdict_rules(check, value, status):
     assert judge(check, value).status == status
+
+
+@pytest.mark.parametrize(("check", "low", "high", "status"), [
+    ({"at_least": 135}, 140.0, 300.0, "holds"), ({"at_least": 135}, 135.0, 135.0, "holds"),
+    ({"at_least": 135}, -20.0, 134.0, "differs"), ({"at_least": 135}, 100.0, 200.0,
+                                                   "inconclusive"),
+    ({"at_most": 2}, 0.0, 2.0, "holds"), ({"at_most": 2}, 2.5, 3.0, "differs"),
+    ({"at_most": 2}, 1.0, 3.0, "inconclusive"),
+    ({"within": [0.1, 0.2]}, 0.12, 0.18, "holds"), ({"within": [0.1, 0.2]}, 0.21, 0.3,
+                                                    "differs"),
+    ({"within": [0.1, 0.2]}, 0.05, 0.15, "inconclusive"),
+    ({"approx": {"value": 0.5, "tol": 0.05}}, 0.46, 0.54, "holds"),
+    ({"approx": {"value": 0.5, "tol": 0.05}}, 0.56, 0.6, "differs"),
+    ({"approx": {"value": 0.5, "tol": 0.05}}, 0.5, 0.6, "inconclusive"),
+])
+def test_verdict_rules_with_an_interval(check, low, high, status):
+    """With an interval the check must accept all of it (holds) or none of it (differs);
+    the point value alone does not decide (it is deliberately inside the interval)."""
+    interval = Interval((low + high) / 2, low, high, 5)
+    assert judge(check, interval.value, "", interval).status == status
+
+
+def test_an_interval_of_one_sample_is_judged_by_its_value():
+    one = Interval(200.0, math.nan, math.nan, 1)
+    assert judge({"at_least": 135}, 200.0, "s", one).status == "holds"
+    assert judge({"all": True}, (2, 3), "", Interval(1.0, 0.0, 2.0, 3)).status == "differs"
+
+
+def test_lead_intervals_pair_the_samples_and_pick_the_strongest_baseline():
+    """Two days x two seeds: the reference beats gfs by 10 s and fft by 4 s on every sample
+    (AJCT), so the lead over the strongest (fft) is exactly 4 s with a zero-width interval;
+    AGU is undefined on one sample for fft, which drops that sample only."""
+    rows = []
+    for day, seed, base in [(1, 0, 1000.0), (1, 1, 5000.0), (2, 0, 300.0), (2, 1, 9000.0)]:
+        for name, delta, agu in [("compass-abs", 0.0, 0.8), ("gfs", 10.0, 0.7),
+                                 ("fft", 4.0, math.nan if (day, seed) == (2, 1) else 0.75)]:
+            rows.append({"trace": "gfs", "day": day, "seed": seed, "scheduler": name,
+                         "afr": 0.1, "ajct": base + delta, "agu": agu})
+    table = A.lead_intervals(pd.DataFrame(rows), "compass-abs", ["gfs", "fft"], ["trace"])
+    ajct = table[table["metric"] == "ajct"].iloc[0]
+    assert ajct["strongest_baseline"] == "fft" and ajct["n"] == 4
+    assert (ajct["lead"], ajct["ci_low"], ajct["ci_high"]) == pytest.approx((4.0, 4.0, 4.0))
+    assert ajct["relative_pct"] == pytest.approx(100 * 4.0 / (15300.0 / 4 + 4.0))
+    agu = table[table["metric"] == "agu"].iloc[0]
+    assert agu["n"] == 3 and agu["lead"] == pytest.approx(0.05)
+    afr = table[table["metric"] == "afr"].iloc[0]
+    assert afr["lead"] == 0.0 and afr["ci_low"] == 0.0 and afr["ci_high"] == 0.0
 
 
 def test_verdict_states_the_size_of_the_difference():

@@ -113,7 +113,7 @@ def test_common_window_metrics_by_hand():
     # a waits on [0, 10), b on [5, 20) and ends at 20; the common window is [0, 20)
     a = _timeline([0.0, 10.0, 30.0], [1, 0, 0], [0.5, 0.0, 0.0], [1.0, 0.5, 0.0])
     b = _timeline([0.0, 5.0, 20.0], [0, 2, 0], [0.2, 0.4, 0.0], [0.8, 1.0, 0.0])
-    out = common_window_metrics({"a": a, "b": b})
+    out = common_window_metrics({"a": a, "b": b}, ["a", "b"])
     assert out["a"]["common_seconds"] == out["b"]["common_seconds"] == 20.0
     assert out["a"]["afr_common"] == pytest.approx(0.5 * 10 / 20)
     assert out["a"]["agu_common"] == pytest.approx((1.0 * 10 + 0.5 * 10) / 20)
@@ -121,9 +121,17 @@ def test_common_window_metrics_by_hand():
     assert out["b"]["agu_common"] == pytest.approx((0.8 * 5 + 1.0 * 15) / 20)
 
 
+def test_a_variant_is_measured_over_the_common_window_but_does_not_widen_it():
+    a = _timeline([0.0, 10.0, 30.0], [1, 0, 0], [0.5, 0.0, 0.0], [1.0, 0.5, 0.0])
+    variant = _timeline([0.0, 40.0], [1, 0], [0.1, 0.0], [0.9, 0.0])  # waits on [0, 40)
+    out = common_window_metrics({"a": a, "v": variant}, ["a", "failed-run"])
+    assert out["v"]["common_seconds"] == 10.0
+    assert out["v"]["afr_common"] == pytest.approx(0.1)
+
+
 def test_common_window_metrics_without_any_queue_are_nan():
     a = _timeline([0.0, 10.0], [0, 0], [0.5, 0.0], [1.0, 0.0])
-    out = common_window_metrics({"a": a})["a"]
+    out = common_window_metrics({"a": a}, ["a"])["a"]
     assert math.isnan(out["afr_common"]) and out["common_seconds"] == 0.0
 
 

@@ -16,7 +16,7 @@ from compass.experiments.pipeline import make_plan
 from compass.schedulers import available
 
 ROOT = Path(__file__).parents[1]
-PROFILES = ("quick", "full", "smoke")
+PROFILES = ("quick", "medium", "full", "smoke")
 #: The paper's schedulers that are registered now (others are being built; see the brief).
 REGISTERED = [s for s in PAPER_SCHEDULERS if s in available()]
 
@@ -40,6 +40,20 @@ def test_the_schema_refuses_unknown_keys():
     raw["sizing"]["demnd"] = "window"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(raw, yaml.safe_load((ROOT / "config" / "schema.yaml").read_text()))
+
+
+def test_variants_name_a_baseline_of_the_profile_under_their_own_label():
+    raw = profile("quick")
+    cfg = parse_config(raw)
+    assert cfg.variants["mcg-backfill"] == {"scheduler": "mcg", "params": {"backfill": True}}
+    assert cfg.run.runs()[-2:] == [("mcg-backfill", "mcg", {"backfill": True}),
+                                   ("fft-3600", "fft", {"round_s": 3600})]
+    raw["variants"]["mine"] = {"scheduler": "compass-abs", "params": {}}
+    with pytest.raises(ConfigError, match="not a baseline"):
+        parse_config(raw)
+    raw["variants"] = {"gfs": {"scheduler": "gfs", "params": {}}}
+    with pytest.raises(ConfigError, match="own name"):
+        parse_config(raw)
 
 
 def test_experiments_may_only_name_configured_traces():
@@ -73,6 +87,7 @@ def test_the_cost_sweep_block_keeps_its_old_name():
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
+    raw["variants"] = {}
     with pytest.raises(ConfigError, match="no-such-scheduler"):
         make_plan(raw, ROOT)
 
@@ -90,8 +105,11 @@ def test_quick_grid_covers_every_experiment_once():
     assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
     assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 5.0, 8.0, 10.0)} <= grid  # Fig. 4
     assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
-    # venus 2 days x 3 eta + gfs 3 x 3 + physmix 1 + sweep 2 traces x 3 extra costs
-    assert len(grid) == 6 + 9 + 1 + 6
+    # 3 seeds of: gfs 3 days x 3 eta, venus 2 days at 0.9, physmix 1, the sweep's
+    # 2 traces x 3 extra costs; the base seed alone of venus's 2 days at 0.85 and 0.95
+    assert len(grid) == 3 * (9 + 2 + 1 + 6) + 4
+    assert RunKey("gfs", 113, 0.95, 8.0, 2) in grid
+    assert RunKey("venus", 93, 0.95, 8.0, 1) not in grid
 
 
 def test_full_profile_replays_every_synthetic_day():
@@ -101,8 +119,9 @@ def test_full_profile_replays_every_synthetic_day():
     assert len(traces["venus"].days) == 180 and len(traces["gfs"].days) == 185
     grid = run_grid(cfg, traces)
     sweep = sum(1 for k in grid if k.cost != 8.0)
-    assert sweep == 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
-    assert len(grid) - sweep == 3 * (180 + 185) + 7
+    assert sweep == 5 * 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
+    # 5 seeds of gfs at 3 eta, venus at 0.9 and 7 physmix days; venus's other 2 eta: seed 0
+    assert len(grid) - sweep == 5 * (3 * 185 + 180 + 7) + 2 * 180
 
 
 def test_a_real_trace_is_used_when_present(tmp_path):

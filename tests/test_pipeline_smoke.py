@@ -100,6 +100,34 @@ def test_runs_keep_moves_by_operator_and_the_common_window(smoke):
     assert "## AFR and AGU: own T_peak and a common window" in text
 
 
+def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
+    """paper/tables/claims.csv: one row per claim; every AJCT/AGU lead that has data comes
+    with n >= 2 samples (smoke: 2 seeds per synthetic day) and an interval around it; every
+    verdict is one of the report's classes, and the report counts them."""
+    from compass.experiments.report import VERDICTS
+
+    results = smoke / "results" / "smoke"
+    table = pd.read_csv(results / "tables" / "claims.csv")
+    claims = yaml.safe_load((ROOT / "paper" / "claims.yaml").read_text())["claims"]
+    assert {c["id"] for c in claims} <= set(table["id"])
+    assert set(table["verdict"]) <= set(VERDICTS)
+    leads = {c["id"] for c in claims if c["measure"]["kind"] == "lead"
+             and c["measure"]["metric"] in ("ajct", "agu")}
+    measured = table[table["id"].isin(leads) & table["ours"].notna()]
+    assert len(measured) >= 6
+    assert (measured["n"] >= 2).all()
+    assert (measured["ci_low"] <= measured["ci_high"]).all()
+    text = (results / "REPRODUCTION.md").read_text()
+    default = table[table["variant"] == "default"]
+    counts = default["verdict"].value_counts()
+    assert ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) in text
+    # the sensitivity section: every lead claim again under each variant of the profile
+    variants = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["variants"]
+    for variant in variants:
+        assert leads <= set(table.loc[table["variant"] == variant, "id"]), variant
+    assert "## Sensitivity" in text and "mcg-backfill" in text
+
+
 def test_the_real_openb_experiments_ran_and_are_reported(smoke):
     """Notebook 08 (REAL openb: replay and the four packing variants) and its claims."""
     import nbformat
@@ -127,7 +155,7 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
     assert "Nothing to be done" in first.stdout + first.stderr
     # as if interrupted while simulating: one batch and everything after the batches missing
     results = smoke / "results" / "smoke"
-    (results / "runs" / "gfs" / "eta0.9" / "c8" / "day26.csv").unlink()
+    (results / "runs" / "gfs" / "eta0.9" / "c8" / "day26_s1.csv").unlink()
     for done in [results / "runs.csv", results / "REPRODUCTION.md",
                  *(results / "notebooks").glob("*.ipynb")]:
         done.unlink()
@@ -139,7 +167,7 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
     assert jobs == {"simulate": "1", "collect_runs": "1"}
 
 
-@pytest.mark.parametrize("profile", ["quick", "full"])
+@pytest.mark.parametrize("profile", ["quick", "medium", "full"])
 def test_every_profile_plans(tmp_path, profile):
     """A dry run of the other profiles builds their whole DAG (e.g. free text in a profile
     is not taken for a wildcard; the full profile plans its physical runs)."""

@@ -1,11 +1,14 @@
-"""Metric means over days, leads over the strongest baseline, and who ranks first (section 6).
+"""Metric means over samples, leads over the strongest baseline with their intervals, and
+who ranks first (section 6).
 
-Each (trace, day, eta, c) replay gives one AFR, AJCT and AGU per scheduler (section 5.5).
-An experiment averages them over its days, each day weighing the same. The *strongest
-baseline* on a metric is the best of the baselines present on it (lowest AFR, lowest AJCT,
-highest AGU); the reference's *lead* is positive when the reference is better. A scheduler
-ranks *top-1* when no competitor beats it (ties count as top-1). AFR and AGU are undefined
-(NaN) on a replay whose queue never waits (T_peak empty, eq. 14); such values are left out.
+Each (trace, day, seed, eta, c) replay gives one AFR, AJCT and AGU per scheduler (section
+5.5). An experiment averages them over its samples ((day, seed) pairs; a real trace's days),
+each weighing the same. The *strongest baseline* on a metric is the best of the baselines
+present on it (lowest AFR, lowest AJCT, highest AGU); the reference's *lead* is positive when
+the reference is better, and ``lead_intervals`` gives it with its paired bootstrap interval
+(``stats.paired_lead``). A scheduler ranks *top-1* when no competitor beats it (ties count
+as top-1). AFR and AGU are undefined (NaN) on a replay whose queue never waits (T_peak
+empty, eq. 14); such values are left out.
 """
 
 from __future__ import annotations
@@ -15,22 +18,27 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from compass.experiments.stats import paired_lead
+
 #: The three metrics of section 5.5, in the paper's order.
 METRICS = ("afr", "ajct", "agu")
 #: Direction of each metric.
 LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
 #: Relative tolerance under which two values tie.
 TIE_TOLERANCE = 1e-9
+#: The columns that identify a sample: one replay of the same jobs under every scheduler.
+SAMPLE = ("day", "seed")
 
 
 def metric_means(runs: pd.DataFrame, by: Sequence[str],
                  metrics: Sequence[str] = METRICS) -> pd.DataFrame:
-    """Long table: ``by`` + scheduler, metric, value (mean over days), days (values used)."""
+    """Long table: ``by`` + scheduler, metric, value (mean over samples), samples (values
+    used)."""
     keys = [*by, "scheduler"]
     long = runs.melt(id_vars=keys, value_vars=list(metrics), var_name="metric")
     grouped = long.groupby([*keys, "metric"], sort=False)["value"]
-    out = grouped.agg(value="mean", days="count").reset_index()
-    return out[[*keys, "metric", "value", "days"]]
+    out = grouped.agg(value="mean", samples="count").reset_index()
+    return out[[*keys, "metric", "value", "samples"]]
 
 
 def _best(values: pd.Series, metric: str) -> float:
@@ -56,6 +64,37 @@ def leads(means: pd.DataFrame, reference: str, baselines: Sequence[str],
             sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
             row["lead"] = sign * (best - row["reference_value"])
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def lead_intervals(runs: pd.DataFrame, reference: str, baselines: Sequence[str],
+                   by: Sequence[str], metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Per group and metric: the reference's lead over the strongest baseline, paired over
+    the group's samples (``SAMPLE`` columns present in ``runs``) that every scheduler
+    completed with a defined value, with its 95 % bootstrap interval [ci_low, ci_high], the
+    number of samples n, the strongest baseline and the lead relative to its mean (%)."""
+    sample = [c for c in SAMPLE if c in runs.columns and c not in by]
+    rows = []
+    for key, group in runs.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        present = [b for b in baselines if b in set(group["scheduler"])]
+        for metric in metrics:
+            row: dict[str, object] = {**dict(zip(by, key)), "metric": metric,
+                                      "reference": reference, "strongest_baseline": None,
+                                      "lead": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                                      "n": 0, "relative_pct": np.nan}
+            table = group.pivot_table(index=sample, columns="scheduler", values=metric,
+                                      aggfunc="first", dropna=False) if sample else None
+            if table is not None and reference in table and present:
+                complete = table[[reference, *present]].dropna()
+                if len(complete):
+                    lead = paired_lead(complete[reference].to_numpy(),
+                                       complete[present].to_numpy(), LOWER_IS_BETTER[metric])
+                    row.update(strongest_baseline=present[lead.strongest],
+                               lead=lead.interval.value, ci_low=lead.interval.low,
+                               ci_high=lead.interval.high, n=lead.interval.n,
+                               relative_pct=lead.relative_pct)
+            rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -51,13 +51,17 @@ def composition_days(res: Results) -> pd.DataFrame:
     return chosen[["trace", "day", *SHARE_COLUMNS, "jobs"]].reset_index(drop=True)
 
 
-def composition(res: Results) -> pd.DataFrame:
-    """Fig. 3: AFR, AJCT, AGU per chosen day and scheduler (one replay per day), with a
-    ``window`` label ("gfs day 26")."""
+def composition_runs(res: Results) -> pd.DataFrame:
+    """The runs of Fig. 3: the chosen days at the composition eta, every seed of each."""
     x = res.config.experiments
-    chosen = composition_days(res)
     runs = res.select(x.composition_traces, [x.composition_eta], [res.config.migration_cost])
-    picked = runs.merge(chosen[["trace", "day"]], on=["trace", "day"])
-    means = metric_means(picked, ["trace", "day"])
+    return runs.merge(composition_days(res)[["trace", "day"]], on=["trace", "day"])
+
+
+def composition(res: Results) -> pd.DataFrame:
+    """Fig. 3: AFR, AJCT, AGU per chosen day and scheduler (mean over the day's seeds), with
+    a ``window`` label ("gfs day 26")."""
+    chosen = composition_days(res)
+    means = metric_means(composition_runs(res), ["trace", "day"])
     means.insert(0, "window", means["trace"] + " day " + means["day"].astype(str))
     return ordered(means, "window", list(chosen["trace"] + " day " + chosen["day"].astype(str)))

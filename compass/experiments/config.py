@@ -173,10 +173,24 @@ class RunSettings:
     on_error: OnError
     demand: Demand
     progress: bool = False
+    #: sensitivity variants: label -> {"scheduler": base, "params": its parameters}
+    variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "schedulers": list(self.schedulers),
-                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()}}
+                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()},
+                "variants": {k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
+                             for k, v in self.variants.items()}}
+
+    def runs(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(label, registered scheduler, parameters) of every run of a batch: each scheduler
+        with its ``scheduler_params``, then each variant (its base's parameters updated by
+        the variant's)."""
+        out = [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.schedulers]
+        for label, v in self.variants.items():
+            base = v["scheduler"]
+            out.append((label, base, {**self.scheduler_params.get(base, {}), **v["params"]}))
+        return out
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RunSettings:
@@ -195,6 +209,8 @@ class PipelineConfig:
     traces: Mapping[str, TraceSpec]
     experiments: Experiments
     outputs: Outputs
+    #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
+    samples: int = 1
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -204,6 +220,17 @@ class PipelineConfig:
     @property
     def seed(self) -> int:
         return self.run.seed
+
+    @property
+    def variants(self) -> Mapping[str, Mapping[str, Any]]:
+        return self.run.variants
+
+    def sample_seeds(self, trace: ResolvedTrace) -> tuple[int, ...]:
+        """Seeds of a trace's samples: ``samples`` consecutive seeds from ``seed`` for a
+        SYNTHETIC trace (each draws the same day anew), the base seed alone for a real one
+        (its days are its samples)."""
+        count = self.samples if trace.origin == "synthetic" else 1
+        return tuple(range(self.seed, self.seed + count))
 
     @property
     def ranked(self) -> tuple[str, ...]:
@@ -292,12 +319,14 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         scheduler_params={k: dict(v) for k, v in (raw.get("scheduler_params") or {}).items()},
         pause_rule=raw["pause_rule"], on_error=raw["on_error"], demand=raw["sizing"]["demand"],
         progress=bool(raw.get("progress", False)),
+        variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
+                  for k, v in (raw.get("variants") or {}).items()},
     )
     cfg = PipelineConfig(
         profile=raw["profile"], run=run, reference=raw["reference"],
         baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
-        raw=dict(raw),
+        samples=int(raw.get("samples", 1)), raw=dict(raw),
     )
     _check_references(cfg)
     return cfg
@@ -315,6 +344,14 @@ def _check_references(cfg: PipelineConfig) -> None:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
+    for label, v in cfg.run.variants.items():
+        if v["scheduler"] not in cfg.baselines or v["scheduler"] not in cfg.schedulers:
+            raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "
+                              f"this profile runs ({list(cfg.baselines)}); run it, or drop "
+                              "the variants with --config 'variants={}'")
+        if label in cfg.schedulers:
+            raise ConfigError(f"variants.{label}: the label is a scheduler of the profile; "
+                              "give the variant its own name")
 
 
 def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:

@@ -41,9 +41,12 @@ def wcc_days(res: Results) -> pd.DataFrame:
 
 
 def coverage_pairs(res: Results) -> pd.DataFrame:
-    """One row per (trace, day, eta) pair and metric: rho, bucket, defined, top1."""
+    """One row per (trace, day, eta) pair and metric: rho, bucket, defined, top1. rho is a
+    property of a day as the day table draws it (the base seed), so the pairs are the base
+    seed's replays."""
     x, cfg = res.config.experiments, res.config
     runs = res.select(x.wcc_traces, x.wcc_etas, [cfg.migration_cost])
+    runs = runs[runs["seed"] == cfg.seed]
     flags = top1(runs, cfg.reference, cfg.ranked, ["trace", "day", "eta"])
     pairs = flags.merge(wcc_days(res)[["trace", "day", "rho", "bucket"]], on=["trace", "day"],
                         how="left")

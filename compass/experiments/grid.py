@@ -1,7 +1,8 @@
-"""The run grid: every (trace, day, eta, c) batch that the experiments of section 6 need.
+"""The run grid: every (trace, day, seed, eta, c) batch that the experiments of section 6 need.
 
-One batch replays one day window at one eta and one migration cost c under every configured
-scheduler (one Snakemake job, one CSV of one row per scheduler). Experiments share batches:
+One batch replays one sample (a day window; on a SYNTHETIC trace, drawn with one seed) at
+one eta and one migration cost c under every configured scheduler (one Snakemake job, one
+CSV of one row per scheduler). Experiments share batches:
 Fig. 1's GFS days at eta 0.90 are also Fig. 2's middle point and Table 3's (day, 0.90) pairs.
 """
 
@@ -17,24 +18,26 @@ from compass.experiments.data import select_days
 
 @dataclass(frozen=True, order=True)
 class RunKey:
-    """One batch: a trace's day window at one eta and one migration cost (seconds)."""
+    """One batch: a trace's day window drawn with ``seed`` at one eta and one migration cost
+    (seconds); the seed also seeds the schedulers of the batch."""
 
     trace: str
     day: int
     eta: float
     cost: float
+    seed: int = 0
 
     @property
     def wildcards(self) -> dict[str, str]:
         """The Snakemake wildcards of this batch (numbers written with ``:g``)."""
         return {"trace": self.trace, "day": str(self.day), "eta": f"{self.eta:g}",
-                "cost": f"{self.cost:g}"}
+                "cost": f"{self.cost:g}", "seed": str(self.seed)}
 
     def path(self, results: Path) -> Path:
         """The batch's CSV under the profile's results folder."""
         w = self.wildcards
         return results / "runs" / w["trace"] / f"eta{w['eta']}" / f"c{w['cost']}" / \
-            f"day{w['day']}.csv"
+            f"day{w['day']}_s{w['seed']}.csv"
 
 
 def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
@@ -46,14 +49,18 @@ def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]
 
 
 def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[RunKey]:
-    """Every batch the experiments need, each once, sorted."""
+    """Every batch the experiments need, each once, sorted. The comparisons run every sample
+    seed; the WCC coverage table reads the base seed's replays alone (its rho is a property
+    of the day as the day table draws it), so its extra eta values run that seed only."""
     x, c0 = cfg.experiments, cfg.migration_cost
     keys: set[RunKey] = set()
 
     def add(trace: str, etas: tuple[float, ...], costs: tuple[float, ...],
-            days: tuple[int, ...] | None = None) -> None:
+            days: tuple[int, ...] | None = None, all_seeds: bool = True) -> None:
+        seeds = cfg.sample_seeds(traces[trace]) if all_seeds else (cfg.seed,)
         for day in traces[trace].days if days is None else days:
-            keys.update(RunKey(trace, day, eta, c) for eta in etas for c in costs)
+            keys.update(RunKey(trace, day, eta, c, s) for eta in etas for c in costs
+                        for s in seeds)
 
     for t in x.overall_traces:
         add(t, (x.overall_eta,), (c0,))
@@ -61,7 +68,7 @@ def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[R
     for t in x.composition_traces:
         add(t, (x.composition_eta,), (c0,))
     for t in x.wcc_traces:
-        add(t, x.wcc_etas, (c0,))
+        add(t, x.wcc_etas, (c0,), all_seeds=False)
     for t in x.migration_traces:
         add(t, (x.migration_eta,), x.migration_costs, migration_days(cfg, traces[t]))
     return sorted(keys)

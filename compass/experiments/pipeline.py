@@ -12,7 +12,7 @@ import importlib.util
 import json
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,11 +140,12 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
 
 def simulate_batch(key: Mapping[str, Any], trace: Mapping[str, Any],
                    run: Mapping[str, Any], canonical: Sequence[str], out: str) -> None:
-    """Rule ``simulate``: one (trace, day, eta, c) batch under every scheduler -> CSV."""
-    rk = RunKey(key["trace"], int(key["day"]), float(key["eta"]), float(key["cost"]))
+    """Rule ``simulate``: one (trace, day, seed, eta, c) batch under every scheduler -> CSV."""
+    rk = RunKey(key["trace"], int(key["day"]), float(key["eta"]), float(key["cost"]),
+                int(key["seed"]))
     resolved = ResolvedTrace.from_record(trace)
-    settings = RunSettings.from_record(run)
-    jobs = load_days(resolved, settings.seed, [rk.day], _one(canonical))[rk.day]
+    settings = replace(RunSettings.from_record(run), seed=rk.seed)
+    jobs = load_days(resolved, rk.seed, [rk.day], _one(canonical))[rk.day]
     run_batch(jobs, rk, resolved, settings).to_csv(out, index=False)
 
 

@@ -2,11 +2,17 @@
 value this pipeline measured, names the data it came from, and gives a verdict.
 
 Each claim names a *measure* (a function below, in ``MEASURES``) and a *check* (the rule
-that turns our value and the paper's into "holds" or "differs", with the size of the
-difference). Claims the pipeline cannot measure (theorems checked by tests, the physical
+that turns our value and the paper's into a verdict, with the size of the difference).
+Leads come with a 95 % paired bootstrap interval over the samples (``aggregate.
+lead_intervals``); a check on a value with an interval says "holds" when the whole interval
+satisfies it, "differs" when none of it does, and "inconclusive" when it admits both
+readings. Claims the pipeline cannot measure (theorems checked by tests, the physical
 cluster's latency) say so. Known deviations come from paper/deviations.yaml. On SYNTHETIC
 data every verdict is about the synthetic stand-ins; claims whose number the synthetic
 traces are calibrated to agree by construction, and the report marks them.
+
+``write_claims`` measures every claim into one tidy table, paper/tables/claims.csv, the
+single source that ``write_report`` (paper/REPRODUCTION.md) and the notebooks read.
 """
 
 from __future__ import annotations
@@ -23,9 +29,14 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from compass.experiments.aggregate import METRICS, leads, top1, wide
+from compass.experiments.aggregate import METRICS, lead_intervals, leads, top1, wide
 from compass.experiments.case_study import CaseStudy
-from compass.experiments.composition import SHARE_COLUMNS, composition, composition_days
+from compass.experiments.composition import (
+    SHARE_COLUMNS,
+    composition,
+    composition_days,
+    composition_runs,
+)
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
@@ -33,12 +44,30 @@ from compass.experiments.migrations import migrations_by_operator, operator_shar
 from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.sweeps import cost_sweep, eta_sweep, overall
-from compass.experiments.tables import markdown
+from compass.experiments.stats import Interval
+from compass.experiments.sweeps import (
+    cost_runs,
+    cost_sweep,
+    eta_runs,
+    eta_sweep,
+    overall,
+    overall_runs,
+)
+from compass.experiments.tables import markdown, write_table
 from compass.experiments.windows import window_leads
 
 #: Verdicts, in the order the summary counts them.
-VERDICTS = ("holds", "differs", "no data", "not measured")
+VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
+#: Columns of paper/tables/claims.csv, in order.
+CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
+                 "relative_pct", "unit", "verdict", "detail", "ours_text", "data", "variant",
+                 "deviation", "shown_in"]
+#: The claims table's stem under the tables folder.
+CLAIMS_TABLE = "claims"
+#: The variant of the profile's own parameters (the paper-faithful baselines).
+DEFAULT_VARIANT = "default"
+#: Measures re-taken under each sensitivity variant: the comparisons between schedulers.
+SENSITIVE_KINDS = ("lead", "wins", "leads_grow")
 
 
 @dataclass(frozen=True)
@@ -59,11 +88,14 @@ class Claim:
 
 @dataclass(frozen=True)
 class Measured:
-    """Our value: ``value`` for the check, ``text`` for people, ``traces`` it came from."""
+    """Our value: ``value`` for the check, ``text`` for people, ``traces`` it came from, and
+    for a statistic over samples its ``interval`` and size relative to the baseline (%)."""
 
     value: Any
     text: str
     traces: tuple[str, ...] = ()
+    interval: Interval | None = None
+    relative_pct: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -115,6 +147,18 @@ class Evidence:
             self.cache[name] = function(self.res)
         return self.cache[name], by, tuple(traces)
 
+    def lead_table(self, name: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
+        """(leads with paired intervals over the samples, traces) of a metric-means
+        experiment (``aggregate.lead_intervals`` on the experiment's runs)."""
+        runs = {"overall": overall_runs, "eta_sweep": eta_runs, "cost_sweep": cost_runs,
+                "composition": composition_runs}[name]
+        _, by, traces = self.experiment(name)
+        key = f"{name}:leads"
+        if key not in self.cache:
+            self.cache[key] = lead_intervals(runs(self.res), self.cfg.reference,
+                                             self.cfg.baselines, by)
+        return self.cache[key], traces
+
     @cached_property
     def chosen_days(self) -> pd.DataFrame:
         return composition_days(self.res)
@@ -157,7 +201,9 @@ def _lead_table(ev: Evidence, experiment: str) -> tuple[pd.DataFrame, list[str],
 
 def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
           scale: float = 1.0) -> Measured:
-    table, _, traces = _lead_table(ev, experiment)
+    """The reference's lead over the strongest baseline, paired over the samples, with its
+    interval (times ``scale``: 100 turns AGU's fraction into percentage points)."""
+    table, traces = ev.lead_table(experiment)
     rows = table[table["metric"] == metric]
     for column, value in where.items():
         rows = rows[np.isclose(rows[column], value) if isinstance(value, float)
@@ -166,9 +212,14 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
         which = ", ".join(f"{k} {v}" for k, v in where.items())
         return Measured(None, f"no {experiment} result for {which}", traces)
     row = rows.iloc[0]
-    lead = float(row["lead"]) * scale
-    return Measured(lead, f"{fmt(lead)} (vs {row['strongest_baseline']})",
-                    (where["trace"],) if "trace" in where else traces)
+    interval = Interval(float(row["lead"]) * scale, float(row["ci_low"]) * scale,
+                        float(row["ci_high"]) * scale, int(row["n"]))
+    span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
+    return Measured(interval.value, f"{fmt(interval.value)}{span} (vs "
+                    f"{row['strongest_baseline']}, n = {interval.n}, "
+                    f"{float(row['relative_pct']):+.2g} %)",
+                    (where["trace"],) if "trace" in where else traces, interval,
+                    float(row["relative_pct"]))
 
 
 def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
@@ -318,10 +369,10 @@ def _pause_per_job_operators(ev: Evidence) -> Measured:
     """``pause_per_job``, and which operators issued the reference's charged moves in the
     sweep's runs at its largest c (``migrations.operator_shares``, issue 12)."""
     measured = _pause_per_job(ev)
-    x = ev.cfg.experiments
-    cost = max(x.migration_costs)
-    runs = ev.res.select(x.migration_traces, [x.migration_eta], [cost])
-    moves = migrations_by_operator(runs[runs["scheduler"] == ev.cfg.reference])
+    runs = cost_runs(ev.res)
+    cost = runs["cost"].max()
+    moves = migrations_by_operator(runs[(runs["cost"] == cost)
+                                        & (runs["scheduler"] == ev.cfg.reference)])
     if measured.value is None or moves.empty:
         return measured
     shares = operator_shares(moves)
@@ -418,9 +469,37 @@ MEASURES: dict[str, Callable[..., Measured]] = {
 
 
 # ---------------------------------------------------------------------------- checks
-def judge(check: dict[str, Any], value: Any, unit: str = "") -> Verdict:
-    """The verdict of a check on our value (see paper/claims.yaml for the rules)."""
+def _band(check: dict[str, Any]) -> tuple[float, float] | None:
+    """The values a check accepts, as a closed band, for the checks that have one."""
+    if "at_least" in check:
+        return float(check["at_least"]), math.inf
+    if "at_most" in check:
+        return -math.inf, float(check["at_most"])
+    if "within" in check:
+        lo, hi = (float(b) for b in check["within"])
+        return lo, hi
+    if "approx" in check and np.isscalar(check["approx"]["value"]):
+        value, tol = float(check["approx"]["value"]), float(check["approx"]["tol"])
+        return value - tol, value + tol
+    return None
+
+
+def judge(check: dict[str, Any], value: Any, unit: str = "",
+          interval: Interval | None = None) -> Verdict:
+    """The verdict of a check on our value (see paper/claims.yaml for the rules). With an
+    interval over samples: "holds" if the check accepts all of it, "differs" if it accepts
+    none of it, else "inconclusive" (the interval admits both readings)."""
     u = f" {unit}" if unit else ""
+    band = _band(check)
+    if interval is not None and interval.defined and band is not None:
+        lo, hi = band
+        ci = f"interval [{fmt(interval.low)}, {fmt(interval.high)}]{u}"
+        if interval.low >= lo - 1e-12 and interval.high <= hi + 1e-12:
+            return Verdict("holds", f"the whole {ci} satisfies it")
+        if interval.high < lo - 1e-12 or interval.low > hi + 1e-12:
+            return Verdict("differs", f"the whole {ci} is outside; " +
+                           judge(check, value, unit).detail)
+        return Verdict("inconclusive", f"the {ci} admits both readings")
     if "at_least" in check:
         x, v = float(check["at_least"]), float(value)
         return Verdict("holds") if v >= x - 1e-12 else Verdict(
@@ -465,7 +544,7 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
         return measured, Verdict("not measured", measured.text)
     if measured.value is None:
         return measured, Verdict("no data", measured.text)
-    return measured, judge(claim.check, measured.value, claim.unit)
+    return measured, judge(claim.check, measured.value, claim.unit, measured.interval)
 
 
 # ---------------------------------------------------------------------------- writing
@@ -517,8 +596,8 @@ def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
         lines.append(f"{len(failed)} of {len(res.runs)} runs raised; they are left out of "
                      "every number above.\n")
         for (scheduler, error), part in grouped:
-            where = ", ".join(f"{t} day {d} eta {e:g} c {c:g}" for t, d, e, c in
-                              part[["trace", "day", "eta", "cost"]].head(5).itertuples(
+            where = ", ".join(f"{t} day {d} seed {s} eta {e:g} c {c:g}" for t, d, s, e, c in
+                              part[["trace", "day", "seed", "eta", "cost"]].head(5).itertuples(
                                   index=False))
             more = f" and {len(part) - 5} more" if len(part) > 5 else ""
             lines.append(f"- **{scheduler}** ({len(part)} runs: {where}{more}): `{error}`")
@@ -536,7 +615,7 @@ def _cost(res: Results) -> str:
     order = {s: i for i, s in enumerate(PAPER_SCHEDULERS)}
     per = per.sort_values(["trace", "scheduler"], key=lambda c: c.map(order).fillna(99)
                           if c.name == "scheduler" else c)
-    batches = len(res.runs[["trace", "day", "eta", "cost"]].drop_duplicates())
+    batches = len(res.runs[["trace", "day", "seed", "eta", "cost"]].drop_duplicates())
     head = (f"{len(res.runs)} simulator runs in {batches} batches took "
             f"{fmt(ok['wall_s'].sum())} core-seconds of simulation (notebooks, data "
             "preparation and Snakemake's own overhead not included). Per trace and "
@@ -545,24 +624,75 @@ def _cost(res: Results) -> str:
                                 "s per 1,000 jobs"]])
 
 
-def _claim_rows(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
-                figures: Path, tables: Path, report_dir: Path) -> list[dict[str, str]]:
-    """One table row per claim: paper, ours, data, verdict, evidence links."""
+def _number(value: Any) -> float:
+    """A scalar measured value as a float for the claims table; NaN for anything else."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return math.nan
+    return float(value)
+
+
+def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
+                 variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
+    """One row per claim (``CLAIM_COLUMNS``): the paper's value, ours with its interval and
+    sample count where it is a statistic over samples, the verdict and its detail, the data
+    it came from, the scheduler ``variant`` it was measured under (``default``: the
+    profile's parameters) and the figures and tables that show it (stems, ``;``-separated)."""
     marked = {c: d["id"] for d in deviations for c in d.get("claims") or []}
     rows = []
     for claim in claims:
         measured, verdict = assess(claim, ev)
-        text = verdict.status + (f": {verdict.detail}" if verdict.detail else "")
-        if claim.id in marked:
-            text += f" (see deviation `{marked[claim.id]}`)"
+        iv = measured.interval
         shown = measured.value is not None or verdict.status == "not measured"
         rows.append({
-            "id": claim.id, "section": claim.section, "claim": claim.statement,
-            "paper": claim.paper, "ours": measured.text if shown else "-",
-            "data": _data_label(ev.res, measured, claim), "verdict": text,
-            "status": verdict.status,
-            "shown in": _links(claim.evidence, figures, tables, report_dir),
+            "id": claim.id, "section": claim.section, "statement": claim.statement,
+            "paper": claim.paper, "ours": _number(measured.value),
+            "ci_low": iv.low if iv else math.nan, "ci_high": iv.high if iv else math.nan,
+            "n": iv.n if iv else math.nan, "relative_pct": measured.relative_pct,
+            "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
+            "ours_text": measured.text if shown else "-",
+            "data": _data_label(ev.res, measured, claim), "variant": variant,
+            "deviation": marked.get(claim.id, ""), "shown_in": ";".join(claim.evidence),
         })
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | Path],
+                 deviations_path: str | Path, tables: str | Path) -> list[Path]:
+    """Measure every claim on a results folder into paper/tables/claims.csv (and .md), then
+    the comparisons (``SENSITIVE_KINDS``) again under each sensitivity variant: the same
+    samples with one baseline's runs replaced by its variant's (rows with that
+    ``variant``; they never change a default row's verdict)."""
+    res, claims = Results.load(results), load_claims(claims_path)
+    deviations = load_deviations(deviations_path)
+    sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
+    frame = pd.concat([claims_table(claims, Evidence(res, Path(tables)), deviations),
+                       *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables)),
+                                      deviations, v) for v in res.config.variants)],
+                      ignore_index=True)
+    return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
+                       f"value and its verdict ({res.label()})")
+
+
+def read_claims(tables: str | Path) -> pd.DataFrame:
+    """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
+    frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
+    text = ["detail", "ours_text", "data", "deviation", "shown_in", "unit"]
+    frame[text] = frame[text].fillna("")
+    return frame
+
+
+def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
+                 report_dir: Path) -> list[dict[str, str]]:
+    """The report's claims table: one row per row of claims.csv."""
+    rows = []
+    for r in frame.itertuples(index=False):
+        text = r.verdict + (f": {r.detail}" if r.detail else "")
+        if r.deviation:
+            text += f" (see deviation `{r.deviation}`)"
+        stems = [s for s in r.shown_in.split(";") if s]
+        rows.append({"id": r.id, "section": r.section, "claim": r.statement,
+                     "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
+                     "verdict": text, "shown in": _links(stems, figures, tables, report_dir)})
     return rows
 
 
@@ -586,6 +716,29 @@ def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
             "experiment's leads of the reference over the strongest baseline are "
             "(AGU in percentage points; table `metric_windows`, docs/pipeline.md):", "",
             markdown(table)]
+
+
+def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
+    """The sensitivity section: every comparison claim's verdict (and our value) under the
+    profile's parameters and under each variant of a baseline."""
+    variants = res.config.variants
+    if not variants:
+        return []
+    sensitive = table[table["variant"] != DEFAULT_VARIANT]
+    ids = list(dict.fromkeys(sensitive["id"]))
+    cell = {(r.id, r.variant): f"{r.verdict}: {r.ours_text}" for r in table.itertuples()}
+    names = [DEFAULT_VARIANT, *variants]
+    lines = ["## Sensitivity: the comparisons under other baseline variants", "",
+             "Each variant replaces one baseline's runs by the same baseline with other "
+             "parameters, on the same samples; the verdicts above use the default "
+             "(paper-faithful) parameters and are not changed by this section.", "",
+             *[f"- **{v}**: {spec['scheduler']} with "
+               + ", ".join(f"{k} = {val}" for k, val in spec["params"].items())
+               for v, spec in variants.items()], "",
+             "| claim | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1),
+             *["| " + " | ".join([i, *(_cell(cell.get((i, v), "-")) for v in names)]) + " |"
+               for i in ids], ""]
+    return lines
 
 
 def _header(res: Results) -> list[str]:
@@ -618,21 +771,33 @@ def _header(res: Results) -> list[str]:
 def write_report(results: str | Path, claims_path: str | Path | Sequence[str | Path],
                  deviations_path: str | Path,
                  out: str | Path, figures: str | Path, tables: str | Path) -> None:
-    """Measure every claim on a results folder and write the Markdown report."""
+    """Write the Markdown report from paper/tables/claims.csv (``write_claims``) and the
+    claims' texts (how each value is measured) and deviations."""
     res, out = Results.load(results), Path(out)
     claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
-    rows = _claim_rows(claims, Evidence(res, Path(tables)), deviations, Path(figures),
-                       Path(tables), out.parent)
-    counts = {v: sum(r["status"] == v for r in rows) for v in VERDICTS}
-    columns = [c for c in rows[0] if c != "status"]
+    table = read_claims(tables)
+    frame = table[table["variant"] == DEFAULT_VARIANT]
+    rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
+    counts = frame["verdict"].value_counts()
+    columns = list(rows[0])
     lines = [*_header(res), "## Summary", "",
-             ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + f" ({len(claims)} claims).", ""]
+             ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
+             + f" ({len(frame)} claims).", "",
+             "Leads are paired over the samples (every sample replays the same jobs under "
+             "every scheduler) and given with their 95 % bootstrap interval, the number of "
+             "samples n and their size relative to the strongest baseline. A verdict is "
+             "*holds* when the whole interval satisfies the paper's claim, *differs* when "
+             "none of it does, *inconclusive* when it admits both readings; values without "
+             "an interval are judged as they are. Every value is in "
+             f"[{CLAIMS_TABLE}.csv]({Path(os.path.relpath(Path(tables) / f'{CLAIMS_TABLE}.csv', out.parent)).as_posix()}).",
+             ""]
     failures = _failures(res, CaseStudy.load(res).status)
     if failures:
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
-              *_windows_section(res, claims), "## Known deviations", ""]
+              *_windows_section(res, claims), *_sensitivity(table, res),
+              "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
               for d in deviations] or ["None recorded."]

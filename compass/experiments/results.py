@@ -1,14 +1,16 @@
 """A profile's results folder, loaded: the config, the resolved traces and every run's row.
 
 Notebooks and the report start from ``Results.load("results/<profile>")``; the experiment
-functions take it and return tidy DataFrames.
+functions take it and return tidy DataFrames. The runs of the sensitivity variants (profile
+key ``variants``) are kept apart, in ``variant_runs``: no experiment sees them unless it asks
+for ``with_variant``, the same results with one baseline's runs replaced by a variant's.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +27,8 @@ class Results:
     config: PipelineConfig
     traces: dict[str, ResolvedTrace]
     runs: pd.DataFrame
+    #: the sensitivity variants' runs (``scheduler`` is the variant's label)
+    variant_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def load(cls, root: str | Path) -> Results:
@@ -33,7 +37,19 @@ class Results:
         cfg, traces = read_config_record(json.loads(layout.config.read_text()))
         runs = pd.read_csv(layout.runs)
         runs["error"] = runs["error"].fillna("")
-        return cls(layout, cfg, traces, runs)
+        variant = runs["scheduler"].isin(list(cfg.variants))
+        return cls(layout, cfg, traces, runs[~variant].reset_index(drop=True),
+                   runs[variant].reset_index(drop=True))
+
+    def with_variant(self, label: str) -> Results:
+        """These results with the variant's base scheduler's runs replaced by the variant's,
+        under the base's name: every experiment then measures the comparison under it."""
+        base = self.config.variants[label]["scheduler"]
+        swapped = self.variant_runs[self.variant_runs["scheduler"] == label].assign(
+            scheduler=base)
+        runs = pd.concat([self.runs[self.runs["scheduler"] != base], swapped],
+                         ignore_index=True)
+        return replace(self, runs=runs)
 
     @property
     def ok(self) -> pd.DataFrame:
@@ -55,10 +71,17 @@ class Results:
         resolved = [self.traces[n] for n in names]
         if all(r.origin == "synthetic" for r in resolved):
             kinds = ", ".join(r.spec.synthetic for r in resolved)
-            data = f"SYNTHETIC traces ({kinds}; seed {self.config.seed})"
+            data = f"SYNTHETIC traces ({kinds}; {self.seeds_label})"
         else:
             data = "; ".join(r.label for r in resolved)
         return f"{data} | profile {self.config.profile}"
+
+    @property
+    def seeds_label(self) -> str:
+        """The seeds of the synthetic samples, e.g. "seeds 0-2" or "seed 0"."""
+        cfg = self.config
+        last = cfg.seed + cfg.samples - 1
+        return f"seed {cfg.seed}" if cfg.samples == 1 else f"seeds {cfg.seed}-{last}"
 
     def select(self, traces: Iterable[str], etas: Iterable[float],
                costs: Iterable[float]) -> pd.DataFrame:

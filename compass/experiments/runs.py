@@ -17,7 +17,7 @@ import math
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from compass.metrics import afr_agu_over, peak_window, union_window
 
 #: Columns of a batch file, in order (docs/pipeline.md describes each).
 RUN_COLUMNS = [
-    "trace", "day", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
+    "trace", "day", "seed", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
     "sizing", "nodes", "p_eta", "maxjob_nodes", "jobs", "afr", "ajct", "agu", "migrations",
     "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
     "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
@@ -50,11 +50,13 @@ WINDOW_COLUMNS = ["time", "queue_len", "sif", "gpu_util"]
 
 
 def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
-                    run: RunSettings) -> SimulationResult:
-    """Replay a window's jobs under ``scheduler`` on ``nodes`` nodes with migration cost c."""
+                    run: RunSettings, params: dict | None = None) -> SimulationResult:
+    """Replay a window's jobs under ``scheduler`` on ``nodes`` nodes with migration cost c
+    (``params``: the scheduler's parameters, by default the profile's)."""
+    params = dict(run.scheduler_params.get(scheduler, {})) if params is None else params
     return simulate(jobs, scheduler=scheduler, nodes=nodes, migration_cost=cost, seed=run.seed,
-                    scheduler_params=dict(run.scheduler_params.get(scheduler, {})),
-                    pause_rule=run.pause_rule, progress=run.progress)  # type: ignore[arg-type]
+                    scheduler_params=params, pause_rule=run.pause_rule,
+                    progress=run.progress)  # type: ignore[arg-type]
 
 
 def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
@@ -77,12 +79,15 @@ def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
     }
 
 
-def common_window_metrics(timelines: Mapping[str, pd.DataFrame]) -> dict[str, dict[str, float]]:
+def common_window_metrics(timelines: Mapping[str, pd.DataFrame],
+                          members: Iterable[str]) -> dict[str, dict[str, float]]:
     """AFR and AGU of each run of one batch over the batch's *common window*, the union of
-    every run's T_peak (eq. 14), beside the paper's per-run T_peak: every scheduler is then
-    averaged over the same period of the same jobs. A run that has finished inside the
-    window counts as an idle, unfragmented cluster there (``metrics.window_weights``)."""
-    window = union_window(peak_window(tl) for tl in timelines.values())
+    the T_peak (eq. 14) of the runs named in ``members`` (the profile's schedulers; a
+    sensitivity variant is measured over the window but does not widen it), beside the
+    paper's per-run T_peak: every scheduler is then averaged over the same period of the
+    same jobs. A run that has finished inside the window counts as an idle, unfragmented
+    cluster there (``metrics.window_weights``)."""
+    window = union_window(peak_window(timelines[m]) for m in members if m in timelines)
     seconds = float((window[:, 1] - window[:, 0]).sum())
     out = {}
     for name, timeline in timelines.items():
@@ -94,26 +99,29 @@ def common_window_metrics(timelines: Mapping[str, pd.DataFrame]) -> dict[str, di
 
 def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSettings,
               log: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Replay one (trace, day, eta, c) window under every configured scheduler.
+    """Replay one (trace, day, seed, eta, c) window under every configured scheduler and
+    every sensitivity variant (its row's ``scheduler`` is the variant's label).
 
     A scheduler that raises is recorded with ``status="error"`` and its message (profile key
     ``on_error: record``; ``raise`` stops the batch instead), so one broken policy does not
     cost the other runs; the report lists every failed run.
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    base = {"trace": key.trace, "day": key.day, "eta": key.eta, "cost": key.cost,
+    base = {"trace": key.trace, "day": key.day, "seed": key.seed, "eta": key.eta,
+            "cost": key.cost,
             "origin": trace.origin, "jobs": len(jobs)}
     if jobs.empty:
-        return _frame([{**base, "scheduler": s, "status": "empty"} for s in run.schedulers])
+        return _frame([{**base, "scheduler": label, "status": "empty"}
+                       for label, _, _ in run.runs()])
     size = cluster_nodes(jobs, trace.spec, key.day, key.eta, run.demand)
     base.update(sizing="fixed" if trace.spec.nodes else run.demand, nodes=size.nodes,
                 p_eta=size.p_eta, maxjob_nodes=size.maxjob_nodes)
     rows, timelines = [], {}
-    for scheduler in run.schedulers:
+    for label, scheduler, params in run.runs():
         started = time.perf_counter()
-        row: dict[str, object] = {**base, "scheduler": scheduler}
+        row: dict[str, object] = {**base, "scheduler": label}
         try:
-            result = simulate_window(jobs, scheduler, size.nodes, key.cost, run)
+            result = simulate_window(jobs, scheduler, size.nodes, key.cost, run, params)
             s = result.summary
             row.update(status="ok", trace_source=s["trace_source"],
                        **{k: s[k] for k in ("afr", "ajct", "agu", "migrations",
@@ -122,7 +130,7 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
                        **diagnostics(result, size.nodes),
                        operator_moves=encode(operator_moves(result.migrations, key.cost,
                                                             run.pause_rule)))
-            timelines[scheduler] = result.timeline[WINDOW_COLUMNS]
+            timelines[label] = result.timeline[WINDOW_COLUMNS]
         except Exception as exc:  # recorded, reported; see the docstring
             if run.on_error == "raise":
                 raise
@@ -131,14 +139,15 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
         row["wall_s"] = time.perf_counter() - started
         rows.append(row)
         log(_progress_line(key, size.nodes, row))
-    common = common_window_metrics(timelines)
+    common = common_window_metrics(timelines, run.schedulers)
     for row in rows:
         row.update(common.get(str(row["scheduler"]), {}))
     return _frame(rows)
 
 
 def _progress_line(key: RunKey, nodes: int, row: dict[str, object]) -> str:
-    head = (f"{key.trace} day {key.day} eta {key.eta:g} c {key.cost:g} N {nodes}: "
+    head = (f"{key.trace} day {key.day} seed {key.seed} eta {key.eta:g} c {key.cost:g} "
+            f"N {nodes}: "
             f"{row['scheduler']:<12} {row['wall_s']:7.1f} s")
     if row["status"] != "ok":
         return f"{head}  {str(row['status']).upper()} {row.get('error', '')}"

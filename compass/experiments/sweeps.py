@@ -18,27 +18,42 @@ from compass.experiments.grid import migration_days
 from compass.experiments.results import Results
 
 
+def overall_runs(res: Results) -> pd.DataFrame:
+    """The runs of Fig. 1: every sample of the overall traces at the overall eta."""
+    x = res.config.experiments
+    return res.select(x.overall_traces, [x.overall_eta], [res.config.migration_cost])
+
+
 def overall(res: Results) -> pd.DataFrame:
     """Fig. 1: mean AFR, AJCT, AGU per trace and scheduler at the overall eta."""
     x = res.config.experiments
-    runs = res.select(x.overall_traces, [x.overall_eta], [res.config.migration_cost])
-    return ordered(metric_means(runs, ["trace"]), "trace", x.overall_traces)
+    return ordered(metric_means(overall_runs(res), ["trace"]), "trace", x.overall_traces)
+
+
+def eta_runs(res: Results) -> pd.DataFrame:
+    """The runs of Fig. 2: every sample of the sweep's trace at each eta."""
+    x = res.config.experiments
+    return res.select([x.eta_trace], x.etas, [res.config.migration_cost])
 
 
 def eta_sweep(res: Results) -> pd.DataFrame:
     """Fig. 2: mean AFR, AJCT, AGU per eta and scheduler on the sweep's trace."""
     x = res.config.experiments
-    runs = res.select([x.eta_trace], x.etas, [res.config.migration_cost])
-    return ordered(metric_means(runs, ["trace", "eta"]), "eta", sorted(x.etas))
+    return ordered(metric_means(eta_runs(res), ["trace", "eta"]), "eta", sorted(x.etas))
+
+
+def cost_runs(res: Results) -> pd.DataFrame:
+    """The runs of Fig. 4: the sweep's days (every seed) at each c."""
+    x = res.config.experiments
+    runs = res.select(x.migration_traces, [x.migration_eta], x.migration_costs)
+    return pd.concat([runs[(runs["trace"] == t) & runs["day"].isin(
+        migration_days(res.config, res.traces[t]))] for t in x.migration_traces])
 
 
 def cost_sweep(res: Results) -> pd.DataFrame:
     """Fig. 4: mean AFR, AJCT, AGU and migration pause per job, per trace, c and scheduler."""
     x = res.config.experiments
-    runs = res.select(x.migration_traces, [x.migration_eta], x.migration_costs)
-    keep = pd.concat([runs[(runs["trace"] == t) & runs["day"].isin(
-        migration_days(res.config, res.traces[t]))] for t in x.migration_traces])
-    means = metric_means(keep, ["trace", "cost"], [*METRICS, "pause_per_job",
-                                                    "migrations_per_job"])
+    means = metric_means(cost_runs(res), ["trace", "cost"], [*METRICS, "pause_per_job",
+                                                              "migrations_per_job"])
     return ordered(ordered(means, "cost", sorted(x.migration_costs)), "trace",
                    x.migration_traces)

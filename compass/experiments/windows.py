@@ -14,22 +14,17 @@ import pandas as pd
 
 from compass.experiments.aggregate import leads, metric_means, ordered, wide
 from compass.experiments.results import Results
+from compass.experiments.sweeps import overall_runs
 
 #: Each windowed metric: (own T_peak column, common-window column).
 WINDOWED = {"afr": "afr_common", "agu": "agu_common"}
 
 
-def _overall_runs(res: Results) -> pd.DataFrame:
-    """The runs of the overall experiment (section 6.1): its traces at its eta and c."""
-    x = res.config.experiments
-    return res.select(x.overall_traces, [x.overall_eta], [res.config.migration_cost])
-
-
 def metric_windows(res: Results) -> pd.DataFrame:
     """Overall experiment, per trace and scheduler: AGU and AFR over the own T_peak and over
-    the common window, each the mean over the batches (days), as ``overall`` averages."""
+    the common window, each the mean over the samples, as ``overall`` averages."""
     columns = [c for pair in (("agu", WINDOWED["agu"]), ("afr", WINDOWED["afr"])) for c in pair]
-    means = metric_means(_overall_runs(res), ["trace"], columns)
+    means = metric_means(overall_runs(res), ["trace"], columns)
     table = wide(means, ["trace"])[["trace", "scheduler", *columns]]
     return ordered(table, "trace", res.config.experiments.overall_traces)
 
@@ -38,7 +33,7 @@ def window_leads(res: Results) -> pd.DataFrame:
     """Overall experiment, per trace and metric (AFR, AGU): the reference's lead over the
     strongest baseline under the own T_peak (the paper's) and under the common window."""
     cfg = res.config
-    means = metric_means(_overall_runs(res), ["trace"], [*WINDOWED, *WINDOWED.values()])
+    means = metric_means(overall_runs(res), ["trace"], [*WINDOWED, *WINDOWED.values()])
     common = {v: k for k, v in WINDOWED.items()}
     parts = []
     for label, names in (("own T_peak", list(WINDOWED)), ("common window", list(common))):

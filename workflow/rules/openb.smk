@@ -23,6 +23,7 @@ OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the reposi
 OPENB = OPENB.resolved(BASE) if OPENB is not None else None
 OPENB_DIR = openb_dir(L.root)
 OPENB_TARGETS = []
+OPENB_DATA = []  # what the openb claims are measured from
 OPENB_CLAIMS = []
 
 if OPENB is not None:
@@ -35,6 +36,7 @@ if OPENB is not None:
         *(f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)),
     ]
     OPENB_TARGETS = [L.notebook(OPENB_NOTEBOOK_NAME), *OPENB_FILES]
+    OPENB_DATA = [*OPENB_REPLAY, *OPENB_PACKING]
     OPENB_CLAIMS = [BASE / "paper" / "claims_openb.yaml"]
 
     rule openb_replay:

@@ -53,12 +53,13 @@ rule simulate:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "eta{eta}" / "c{cost}" / "day{day}.csv",
+        L.root / "runs" / "{trace}" / "eta{eta}" / "c{cost}" / "day{day}_s{seed}.csv",
     wildcard_constraints:
         trace=r"[a-z0-9-]+",
         eta=r"[0-9.]+",
         cost=r"[0-9.]+",
         day=r"\d+",
+        seed=r"\d+",
     params:
         trace=lambda wc: trace_record(wc.trace),
         run=RUN,
