@@ -93,7 +93,8 @@ def test_runs_keep_moves_by_operator_and_the_common_window(smoke):
     runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
     mine = runs[runs["scheduler"] == "compass-abs"]
     assert mine["operator_moves"].str.contains("compact-pool").any()
-    assert (runs["common_seconds"] >= runs["peak_seconds"]).all()
+    made = runs[runs["scheduler"].isin(SCHEDULERS)]  # the variants do not widen the window
+    assert (made["common_seconds"] >= made["peak_seconds"]).all()
     text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| mig-pause |"))
     assert "compass-abs's" in row and "compact-pool" in row
