@@ -9,7 +9,7 @@ real) so a figure cannot be mistaken for the paper's. ``save`` writes PNG and PD
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -152,20 +152,30 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
 
 
 def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
-                bound: float | None = None) -> plt.Figure:
+                bound: float | None = None, panels: Mapping[str, str] | None = None
+                ) -> plt.Figure:
     """One line (a step function) per scheduler over the time of day; ``bound``: a dotted
-    horizontal reference line (e.g. N x SIF <= 2, Theorem 1)."""
+    horizontal reference line (e.g. N x SIF <= 2, Theorem 1); ``panels``: one panel per
+    value of the timelines' ``window`` column, titled by the mapping (section 6.6's paper
+    and busiest windows), else one panel of every row."""
     apply_style()
-    fig, ax = plt.subplots(figsize=(8.5, 3.8))
-    for name in order(timelines["scheduler"]):
-        part = timelines[timelines["scheduler"] == name]
-        style = {k: v for k, v in _line_style(name).items() if k not in ("marker", "ms")}
-        ax.step(part["hour"], part[y], where="post", label=display(name), **style)
-    if bound is not None:
-        ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
-    ax.set_xlabel(LABELS["hour"])
-    ax.set_ylabel(LABELS.get(y, y))
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    titles = dict(panels or {})
+    keys: list[str | None] = [*titles] or [None]
+    fig, axes = plt.subplots(1, len(keys), squeeze=False, sharey=True,
+                             figsize=(8.5 + 5.0 * (len(keys) - 1), 3.8))
+    for ax, key in zip(axes[0], keys):
+        rows = timelines if key is None else timelines[timelines["window"] == key]
+        for name in order(rows["scheduler"]):
+            part = rows[rows["scheduler"] == name]
+            style = {k: v for k, v in _line_style(name).items() if k not in ("marker", "ms")}
+            ax.step(part["hour"], part[y], where="post", label=display(name), **style)
+        if bound is not None:
+            ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
+        ax.set_xlabel(LABELS["hour"])
+        if key is not None:
+            ax.set_title(titles[key], fontsize=9)
+    axes[0][0].set_ylabel(LABELS.get(y, y))
+    axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     _title(fig, title, data)
     fig.tight_layout()
     return fig

@@ -11,10 +11,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compass.experiments import aggregate as A
 from compass.experiments import blocking as B
-from compass.experiments.case_study import CaseWindow, case_summary, choose_window, window_slice
+from compass.experiments.case_study import (
+    AbsentWindow,
+    CaseWindow,
+    busiest_window,
+    case_head_blocking,
+    case_summary,
+    choose_windows,
+    paper_window,
+    read_windows,
+    window_slice,
+    write_windows,
+)
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -31,7 +44,7 @@ from compass.experiments.grid import RunKey
 from compass.experiments.layout import Layout
 from compass.experiments.report import judge
 from compass.experiments.results import Results
-from compass.experiments.runs import RUN_COLUMNS, run_batch
+from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
 from compass.experiments.stats import Interval
 from compass.experiments.tables import markdown
 
@@ -198,6 +211,74 @@ def test_queue_heads_are_the_oldest_waiting_job():
     assert B.queue_heads(tl, jobs).tolist() == [0, 0, 0, 1, -1]
 
 
+def _head_jobs(rows: list[tuple[int, float, float, int, int]]) -> pd.DataFrame:
+    """(job_id, submit_time, start_time, w, g) rows."""
+    return pd.DataFrame(rows, columns=["job_id", "submit_time", "start_time", "num_instances",
+                                       "gpus_per_instance"])
+
+
+def test_head_blocking_weighs_the_head_class_by_blocked_time():
+    # 40 nodes x 8 GPUs = 320. Job 0, (g, w) = (8, 32), 256 GPUs, waits 0-100 s: 60 s behind
+    # too few idle GPUs, then 40 s with 256 idle (fragmentation-induced). Job 1, (1, 2),
+    # waits behind it and heads the queue 100-110 s with 0 idle GPUs.
+    jobs = _head_jobs([(0, 0.0, 100.0, 32, 8), (1, 50.0, 110.0, 2, 1)])
+    tl = _timeline([(0.0, 100, 1, 256), (50.0, 100, 2, 256), (60.0, 64, 2, 256),
+                    (100.0, 320, 1, 2), (110.0, 318, 0, 0), (200.0, 318, 0, 0)])
+    out = B.head_blocking(tl, jobs, nodes=40).set_index(["g", "w"])
+    assert out.loc[(8, 32)].to_dict() == {"heads": 1, "blocked_s": 100.0,
+                                          "frag_blocked_s": 40.0, "frag_share": 0.4}
+    assert out.loc[(1, 2)].to_dict() == {"heads": 1, "blocked_s": 10.0,
+                                         "frag_blocked_s": 0.0, "frag_share": 0.0}
+    # clipped to a window [30, 105): 70 s behind job 0 (40 s fragmentation), 5 s behind job 1
+    part = B.head_blocking(tl, jobs, nodes=40, start=30.0, end=105.0).set_index(["g", "w"])
+    assert part["blocked_s"].to_dict() == {(1, 2): 5.0, (8, 32): 70.0}
+    assert part["frag_blocked_s"].to_dict() == {(1, 2): 0.0, (8, 32): 40.0}
+
+
+def test_head_blocking_refuses_a_timeline_of_other_jobs():
+    tl = _timeline([(0.0, 0, 1, 8), (10.0, 0, 0, 0)])
+    with pytest.raises(ValueError, match="not one replay"):
+        B.head_blocking(tl, _head_jobs([(0, 5.0, 10.0, 1, 8)]), nodes=1)
+
+
+@st.composite
+def _fifo_replays(draw) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A FIFO queue of jobs that start in submission order, and its timeline: one row per
+    submit or start instant, with random used GPUs."""
+    n = draw(st.integers(1, 6))
+    submits = sorted(draw(st.lists(st.integers(0, 50), min_size=n, max_size=n)))
+    waits = draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+    starts, last = [], 0
+    for s, wait in zip(submits, waits):
+        last = max(last, s + wait)
+        starts.append(last)
+    shapes = draw(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([1, 2, 4, 8])),
+                           min_size=n, max_size=n))
+    jobs = _head_jobs([(i, float(s), float(t), w, g)
+                       for i, (s, t, (w, g)) in enumerate(zip(submits, starts, shapes))])
+    rows = []
+    for t in sorted({*submits, *starts, max(starts) + 1}):
+        waiting = jobs[(jobs["submit_time"] <= t) & (jobs["start_time"] > t)]
+        head = waiting.iloc[0] if len(waiting) else None
+        demand = 0 if head is None else int(head["num_instances"] * head["gpus_per_instance"])
+        rows.append((float(t), draw(st.integers(0, 32)), len(waiting), demand))
+    return _timeline(rows), jobs
+
+
+@settings(max_examples=150, deadline=None)
+@given(_fifo_replays(), st.integers(0, 40), st.integers(1, 60))
+def test_head_blocking_splits_blocking_exactly(replay, start, length):
+    """Per-class blocked and fragmentation-blocked seconds add up to the run's (``blocking``),
+    and a class's distinct heads are the jobs it held the queue with."""
+    tl, jobs = replay
+    b = B.blocking(tl, nodes=4, start=float(start), end=float(start + length))
+    out = B.head_blocking(tl, jobs, nodes=4, start=float(start), end=float(start + length))
+    assert out["blocked_s"].sum() == pytest.approx(b.blocked_s)
+    assert out["frag_blocked_s"].sum() == pytest.approx(b.fragmentation_s)
+    assert ((out["frag_share"] >= 0) & (out["frag_share"] <= 1)).all()
+    assert (out["heads"] >= 1).all() and (out["blocked_s"] > 0).all()
+
+
 # ------------------------------------------------------------------ case study
 
 
@@ -222,10 +303,10 @@ def _jobs(day: int, bursts: list[tuple[float, int]]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def test_case_window_on_synthetic_data_is_the_busiest_comparable_one():
+def test_busiest_window_on_synthetic_data_is_the_busiest_comparable_one():
     days = {0: _jobs(0, [(3.0, 30)]), 1: _jobs(1, [(14.0, 200)])}
-    win = choose_window(_trace(), days, _case(), "window")
-    assert win.chosen_by == "code" and win.day == 1
+    win = busiest_window(_trace(), days, _case(), "window")
+    assert win.window == "busiest" and win.day == 1
     # the 200-GPU burst runs 14:00-15:00; a 90-minute window covering it starts 13:30..14:00
     assert 86400 + 13.5 * 3600 <= win.start <= 86400 + 14.0 * 3600
     assert win.end - win.start == 90 * 60
@@ -233,23 +314,51 @@ def test_case_window_on_synthetic_data_is_the_busiest_comparable_one():
     assert "GFS day 113, 21:00-22:30" in win.label
 
 
-def test_case_window_stays_inside_the_replayed_hours():
+def test_busiest_window_stays_inside_the_replayed_hours():
     days = {0: _jobs(0, [(3.0, 200), (10.0, 30)]), 1: _jobs(1, [(10.0, 20)])}
-    win = choose_window(_trace(hours=(8.0, 12.0)), days, _case(), "window")
+    win = busiest_window(_trace(hours=(8.0, 12.0)), days, _case(), "window")
     assert 8.0 <= (win.start % 86400) / 3600 and (win.end % 86400) / 3600 <= 12.0
 
 
-def test_case_window_on_the_real_trace_is_the_papers():
-    days = {0: _jobs(0, [(3.0, 200)]), 1: _jobs(1, [(10.0, 20)])}
-    win = choose_window(_trace(origin="real"), days, _case(), "window")
-    assert win.chosen_by == "paper" and win.day == 1
-    assert (win.start, win.end) == (86400 + 21 * 3600.0, 86400 + 22.5 * 3600.0)
-    assert "(the paper's window)" in win.label
-
-
-def test_case_window_candidates_restrict_the_search():
+def test_busiest_window_candidates_restrict_the_search():
     days = {0: _jobs(0, [(3.0, 30)]), 1: _jobs(1, [(14.0, 200)])}
-    assert choose_window(_trace(), days, _case(candidates=(0,)), "window").day == 0
+    assert busiest_window(_trace(), days, _case(candidates=(0,)), "window").day == 0
+
+
+@pytest.mark.parametrize("origin", ["real", "synthetic"])
+def test_paper_window_is_the_papers_clock_window_on_either_data(origin):
+    days = {0: _jobs(0, [(3.0, 200)]), 1: _jobs(1, [(21.0, 20)])}
+    win = paper_window(_trace(origin=origin), days, _case(), "window")
+    assert isinstance(win, CaseWindow) and win.window == "paper" and win.day == 1
+    assert (win.start, win.end) == (86400 + 21 * 3600.0, 86400 + 22.5 * 3600.0)
+    assert win.score > 0 and win.nodes == 5
+    assert ("(the paper's window)" in win.label) == (origin == "real")
+    assert ("the paper's clock window on SYNTHETIC" in win.label) == (origin == "synthetic")
+
+
+@pytest.mark.parametrize(("trace", "reason"), [
+    (_trace(), "day 1 is not among the replayed days [0]"),
+    (_trace(hours=(8.0, 12.0)), "the replayed hours 8-12 do not cover 21-22.5"),
+])
+def test_paper_window_is_absent_with_the_reason(trace, reason):
+    days = {0: _jobs(0, [(3.0, 200)]), 1: _jobs(1, [(21.0, 20)])}
+    if "not among" in reason:  # the profile replays day 0 only
+        trace = ResolvedTrace(trace.spec, trace.origin, (0,))
+        days = {0: days[0]}
+    win = paper_window(trace, days, _case(), "window")
+    assert win == AbsentWindow("gfs", trace.label, "paper", reason)
+    assert "GFS day 113, 21:00-22:30" in win.label and reason in win.label
+
+
+def test_both_windows_are_chosen_and_written(tmp_path):
+    days = {0: _jobs(0, [(3.0, 30)]), 1: _jobs(1, [(14.0, 200)])}
+    windows = choose_windows(_trace(), days, _case(), "window")
+    assert [w.window for w in windows] == ["paper", "busiest"]
+    write_windows(windows, tmp_path / "windows.json")
+    assert read_windows(tmp_path / "windows.json") == windows
+    absent = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "why"), windows[1]]
+    write_windows(absent, tmp_path / "absent.json")
+    assert read_windows(tmp_path / "absent.json") == absent
 
 
 def test_window_slice_keeps_the_row_in_effect_at_the_start():
@@ -258,8 +367,13 @@ def test_window_slice_keeps_the_row_in_effect_at_the_start():
     assert part["time"].tolist() == [15.0, 20.0] and part["v"].tolist() == [2, 3]
 
 
-def test_case_summary_attributes_blocking_and_blocked_jobs():
-    win = CaseWindow("gfs", "SYNTHETIC gfs-synth", 0, 0.0, 40.0, 0.95, 2, "code", 1.0)
+def _case_window(name: str, start: float, end: float) -> CaseWindow:
+    return CaseWindow("gfs", "SYNTHETIC gfs-synth", "synthetic", name, 0, start, end, 0.95, 2,
+                      1.0)
+
+
+def test_case_summary_attributes_blocking_and_blocked_jobs_per_window():
+    windows = [_case_window("paper", 0.0, 40.0), _case_window("busiest", 20.0, 40.0)]
     tl = _timeline([(0.0, 10, 1, 8), (20.0, 10, 1, 4), (30.0, 12, 0, 0)])
     tl["scheduler"] = "gfs"
     tl["partial_nodes"], tl["empty_nodes"], tl["gpu_util"] = 2, 0, tl["used_gpus"] / 16
@@ -267,10 +381,33 @@ def test_case_summary_attributes_blocking_and_blocked_jobs():
     jobs = pd.DataFrame({"scheduler": "gfs", "job_id": [0, 1],
                          "submit_time": [0.0, 0.0], "start_time": [20.0, 30.0],
                          "num_instances": [40, 1], "gpus_per_instance": [8, 4]})
-    row = case_summary(tl, jobs, win).iloc[0]
+    timelines = pd.concat([tl.assign(window="paper"),
+                           window_slice(tl, 20.0, 40.0).assign(window="busiest")])
+    both = pd.concat([jobs.assign(window="paper"), jobs.assign(window="busiest")])
+    summary = case_summary(timelines, both, windows).set_index("window")
+    row = summary.loc["paper"]
     assert row["blocked_s"] == 30.0 and row["frag_blocked_s"] == 10.0
     assert row["blocked_share"] == 0.75 and row["frag_share"] == pytest.approx(1 / 3)
+    # by count one of two heads is wide (g = 8, w = 40); by time 20 of the 30 blocked seconds
     assert row["blocked_jobs"] == 2 and row["blocked_g8_w31_share"] == 0.5
+    assert row["blocked_g8_w31_time_share"] == pytest.approx(2 / 3)
+    busiest = summary.loc["busiest"]
+    assert busiest["blocked_s"] == 10.0 and busiest["blocked_g8_w31_time_share"] == 0.0
+    heads = case_head_blocking(timelines, both, windows)
+    assert heads[["window", "g", "w", "blocked_s", "frag_blocked_s"]].values.tolist() == [
+        ["paper", 4, 1, 10.0, 10.0], ["paper", 8, 40, 20.0, 0.0], ["busiest", 4, 1, 10.0, 10.0]]
+
+
+def test_case_runs_replay_a_day_once_for_both_its_windows():
+    day = _tiny_day()
+    windows = [_case_window("paper", 0.0, 60.0), _case_window("busiest", 30.0, 90.0)]
+    timelines, jobs, status = case_runs({0: day}, windows, _settings(["gfs"]), 8.0)
+    assert status[["window", "scheduler", "status"]].values.tolist() == [
+        ["paper", "gfs", "ok"], ["busiest", "gfs", "ok"]]
+    assert list(timelines["window"].unique()) == ["paper", "busiest"]
+    assert timelines.groupby("window")["time"].min().to_dict() == {"busiest": 30.0,
+                                                                    "paper": 0.0}
+    assert (jobs.groupby("window").size() == len(day)).all()
 
 
 # ------------------------------------------------------------------ config, days, batches
@@ -450,3 +587,54 @@ def test_markdown_table_with_caption():
                                   "c": [123456.7, 0.000123]}), caption="SYNTHETIC")
     assert text.splitlines() == ["*SYNTHETIC*", "", "| a | b | c |", "|---|---|---|",
                                  "| 1 | x | 123,457 |", "| n/a | y | 0.000123 |"]
+
+
+# ------------------------------------------------------------------ case claims in the report
+
+
+class _CaseEvidence:
+    """What the report's case measures read from ``Evidence``: the study and its summary."""
+
+    def __init__(self, windows: list, summary: pd.DataFrame) -> None:
+        from compass.experiments.case_study import CaseStudy
+
+        empty = pd.DataFrame()
+        self.case = (CaseStudy(tuple(windows), empty, empty, empty), summary)
+
+    def schedulers(self, names):
+        return ["gfs", "fgd"] if names == "baselines" else list(names)
+
+
+def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float
+               ) -> list[dict]:
+    return [{"window": window, "scheduler": s, "blocked_share": 1.0, "blocked_jobs": jobs,
+             "blocked_s": seconds, "blocked_g8_w31_share": shares[0],
+             "blocked_g8_w31_time_share": shares[1]} for s in ("gfs", "fgd")]
+
+
+def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
+    from compass.experiments.report import MEASURES
+
+    windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
+    summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
+                           + _case_rows("busiest", (0.0, 0.0), 10, 50.0))
+    ev = _CaseEvidence(windows, summary)
+    by_count = MEASURES["case_wide_blocked"](ev)
+    assert by_count.value == 0.5 and by_count.traces == ("gfs",)
+    assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 8 blocked jobs (by "
+                             "time: 0.9 of 200.0 s blocked); busiest window (day 0, 01:00-02:30): "
+                             "0 of 20 blocked jobs (by time: 0 of 100.0 s blocked)")
+    assert MEASURES["case_wide_blocked"](ev, by="time").value == pytest.approx(0.9)
+    assert MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines").value == 1.0
+
+
+def test_case_claims_have_no_data_when_the_paper_window_is_absent():
+    from compass.experiments.report import MEASURES
+
+    windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
+               _case_window("busiest", 3600.0, 9000.0)]
+    ev = _CaseEvidence(windows, pd.DataFrame(_case_rows("busiest", (0.0, 0.0), 10, 50.0)))
+    measured = MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines")
+    assert measured.value is None
+    assert measured.text.startswith("the paper's window is absent (day 113 is not replayed); "
+                                    "busiest window (day 0, 01:00-02:30): min 1.00")

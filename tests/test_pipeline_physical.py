@@ -55,7 +55,7 @@ def _results(tmp_path: Path, latencies: list[float]) -> X.Results:
     layout = Layout(tmp_path)
     tmp_path.mkdir(exist_ok=True)
     layout.config.write_text(json.dumps(plan.record()))
-    pd.DataFrame(columns=["status", "error"]).to_csv(layout.runs, index=False)
+    pd.DataFrame(columns=["scheduler", "status", "error"]).to_csv(layout.runs, index=False)
     summary = {"scheduler": "compass-abs", "afr": 0.2, "ajct": 3600.0, "agu": 0.7,
                "migrations": len(latencies), "mean_migration_latency_s": 9.0, "restarts": 0,
                "jobs": 16, "wall_s": 300.0, "mode": "emulated", "device": "cpu"}

@@ -15,7 +15,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
 | 6.5, Fig. 4 | ``cost_sweep``; moves by operator: ``migrations_by_operator``, ``operator_shares`` |
-| 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``) |
+| 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
@@ -23,7 +23,13 @@ paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
 """
 
 from compass.experiments.aggregate import METRICS, leads, metric_means, top1, wide
-from compass.experiments.case_study import CaseStudy, CaseWindow, case_summary
+from compass.experiments.case_study import (
+    AbsentWindow,
+    CaseStudy,
+    CaseWindow,
+    case_head_blocking,
+    case_summary,
+)
 from compass.experiments.classes import table1
 from compass.experiments.composition import composition, composition_days
 from compass.experiments.coverage import (
@@ -43,9 +49,11 @@ from compass.experiments.windows import metric_windows, window_leads
 __all__ = [
     "BUCKETS",
     "METRICS",
+    "AbsentWindow",
     "CaseStudy",
     "CaseWindow",
     "Results",
+    "case_head_blocking",
     "case_summary",
     "composition",
     "composition_days",

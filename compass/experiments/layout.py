@@ -30,7 +30,7 @@ NOTEBOOKS: dict[str, Products] = {
     "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",
                                                              "migrations_by_operator")),
     "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
-                              ("case_blocking",)),
+                              ("case_blocking", "case_head_blocking")),
     "07_nvl72": Products(("fig_nvl72",), ("nvl72",)),
 }
 #: Notebook 01's extra table when the profile runs Phys-Mix physically (``physical``).
@@ -75,8 +75,9 @@ class Layout:
         return self.physical / "summary.csv"
 
     @property
-    def case_window(self) -> Path:
-        return self.root / "case" / "window.json"
+    def case_windows(self) -> Path:
+        """The case study's windows (section 6.6): the paper's (maybe absent), the busiest."""
+        return self.root / "case" / "windows.json"
 
     @property
     def case_timelines(self) -> Path:

@@ -30,7 +30,7 @@ import pandas as pd
 import yaml
 
 from compass.experiments.aggregate import METRICS, lead_intervals, leads, top1, wide
-from compass.experiments.case_study import CaseStudy
+from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
 from compass.experiments.composition import (
     SHARE_COLUMNS,
     composition,
@@ -396,26 +396,49 @@ def _flatness(ev: Evidence) -> Measured:
     return Measured(float(spread.max()), f"{fmt(spread.max())} ({' '.join(worst)})", traces)
 
 
-def _case_rows(ev: Evidence, schedulers: str | Sequence[str]) -> tuple[pd.DataFrame, tuple]:
+def _case_rows(ev: Evidence, schedulers: str | Sequence[str], window: WindowName
+               ) -> tuple[pd.DataFrame, tuple]:
     study, summary = ev.case
-    rows = summary[summary["scheduler"].isin(ev.schedulers(schedulers))]
-    return rows, (study.window.trace,)
+    rows = summary[(summary["window"] == window)
+                   & summary["scheduler"].isin(ev.schedulers(schedulers))]
+    return rows, (study.trace,)
 
 
 def _case_values(rows: pd.DataFrame, column: str) -> str:
     return ", ".join(f"{s} {fmt(v)}" for s, v in zip(rows["scheduler"], rows[column]))
 
 
-def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
-    rows, traces = _case_rows(ev, schedulers)
+def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
+    """A case measure judged on the paper's window (section 6.6's day 113, 21:00-22:30 of the
+    replayed data), with the busiest comparable window's value beside it in the text; no
+    data, with the reason, when the profile does not replay the paper's window."""
+    def both(ev: Evidence, **args: Any) -> Measured:
+        study, _ = ev.case
+        paper = study.window("paper")
+        busiest = next(w for w in study.present if w.window == "busiest")  # always replayed
+        theirs = measure(ev, window="busiest", **args)
+        beside = f"busiest window ({busiest.span}): {theirs.text}"
+        if isinstance(paper, AbsentWindow):
+            return Measured(None, f"the paper's window is absent ({paper.reason}); {beside}",
+                            theirs.traces)
+        ours = measure(ev, window="paper", **args)
+        return Measured(ours.value, f"paper window ({paper.span}): {ours.text}; {beside}",
+                        ours.traces)
+    return both
+
+
+def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
+              window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
     v = rows[column].dropna()
     if v.empty:
         return Measured(None, "no scheduler of the claim ran the case study", traces)
     return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces)
 
 
-def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
-    rows, traces = _case_rows(ev, schedulers)
+def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
+              window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
     v = rows[column].dropna()
     if v.empty:
         return Measured(None, "no value (no such run, or no blocking)", traces)
@@ -423,21 +446,30 @@ def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Mea
                     else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces)
 
 
-def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str]) -> Measured:
-    rows, traces = _case_rows(ev, schedulers)
+def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],
+               window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
     if rows.empty:
         return Measured(None, "no scheduler of the claim ran the case study", traces)
     lo, hi = float(rows[f"{column}_p10"].min()), float(rows[f"{column}_p90"].max())
     return Measured((lo, hi), f"{fmt(lo)}-{fmt(hi)} (p10-p90)", traces)
 
 
-def _case_wide_blocked(ev: Evidence) -> Measured:
-    rows, traces = _case_rows(ev, "baselines")
-    n = rows["blocked_jobs"].sum()
+def _case_wide_blocked(ev: Evidence, window: WindowName, by: str = "count") -> Measured:
+    """The baselines' share of blocked jobs (``by: count``) or of blocked time (``by:
+    time``) with g = 8 and w > 30, pooled; the other weighing is given beside it."""
+    rows, traces = _case_rows(ev, "baselines", window)
+    n, seconds = rows["blocked_jobs"].sum(), rows["blocked_s"].sum()
     if not n:
         return Measured(None, "no blocked job under the baselines", traces)
-    share = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
-    return Measured(share, f"{fmt(share)} of {int(n)} blocked jobs", traces)
+    count = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
+    time = float((rows["blocked_g8_w31_time_share"].fillna(0) * rows["blocked_s"]).sum()
+                 / seconds)
+    text = {"count": f"{fmt(count)} of {int(n)} blocked jobs",
+            "time": f"{fmt(time)} of {fmt(float(seconds))} s blocked"}
+    other = "time" if by == "count" else "count"
+    return Measured(count if by == "count" else time, f"{text[by]} (by {other}: {text[other]})",
+                    traces)
 
 
 def _physical_latency(ev: Evidence) -> Measured:
@@ -461,8 +493,9 @@ MEASURES: dict[str, Callable[..., Measured]] = {
     "composition_days": _composition_days, "day_composition": _day_composition,
     "rho_share": _rho_share, "rho_shares": _rho_shares, "top1_share": _top1_share,
     "top1_worst_bucket": _top1_worst_bucket, "pause_per_job": _pause_per_job,
-    "flatness": _flatness, "case_min": _case_min, "case_max": _case_max,
-    "case_band": _case_band, "case_wide_blocked": _case_wide_blocked,
+    "flatness": _flatness, "case_min": _case_windows(_case_min),
+    "case_max": _case_windows(_case_max), "case_band": _case_windows(_case_band),
+    "case_wide_blocked": _case_windows(_case_wide_blocked),
     "physical_latency": _physical_latency, "pause_per_job_operators": _pause_per_job_operators,
     **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
 }

@@ -35,7 +35,7 @@ class Results:
         """Read ``config.json`` and ``runs.csv`` of a results folder."""
         layout = Layout(Path(root))
         cfg, traces = read_config_record(json.loads(layout.config.read_text()))
-        runs = pd.read_csv(layout.runs)
+        runs = pd.read_csv(layout.runs, dtype={"error": str})
         runs["error"] = runs["error"].fillna("")
         variant = runs["scheduler"].isin(list(cfg.variants))
         return cls(layout, cfg, traces, runs[~variant].reset_index(drop=True),

@@ -7,8 +7,8 @@ the Snakemake rule ``simulate`` calls. It sizes the cluster once
 AJCT, AGU), migrations, and timeline diagnostics (N x SIF, WCC, blocking) that the claims
 report needs but the timeline itself is too large to keep for every run, the moves by
 operator (``migrations.operator_moves``), and AFR and AGU over the batch's common window
-(``common_window_metrics``). ``case_runs``
-replays the section 6.6 day and keeps the timelines of its window.
+(``common_window_metrics``). ``case_runs`` replays the section 6.6 days and keeps the
+timelines of their windows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -163,28 +163,34 @@ def _frame(rows: list[dict[str, object]]) -> pd.DataFrame:
     return frame[RUN_COLUMNS]
 
 
-def case_runs(jobs: pd.DataFrame, win: CaseWindow, run: RunSettings, cost: float
-              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Replay the case-study day under every scheduler with migration cost ``cost``:
-    (timelines inside the window, jobs, status per scheduler). Errors are recorded as in
-    ``run_batch``."""
+def case_runs(days: dict[int, pd.DataFrame], windows: Sequence[CaseWindow], run: RunSettings,
+              cost: float) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Replay each case-study window's day under every scheduler with migration cost
+    ``cost``, once per day however many windows it holds: (timelines inside each window,
+    jobs, status), each row naming its ``window``. Errors are recorded as in ``run_batch``."""
     timelines, job_tables, status = [], [], []
-    for scheduler in run.schedulers:
-        try:
-            result = simulate_window(jobs, scheduler, win.nodes, cost, run)
-        except Exception as exc:  # recorded, reported; see run_batch
-            if run.on_error == "raise":
-                raise
-            status.append({"scheduler": scheduler, "status": "error",
-                           "error": f"{type(exc).__name__}: {exc}"})
-            continue
-        status.append({"scheduler": scheduler, "status": "ok", "error": ""})
-        timelines.append(window_timeline(result.timeline, win, scheduler))
-        table = result.jobs[JOB_COLUMNS].copy()
-        table.insert(0, "scheduler", scheduler)
-        job_tables.append(table)
-    return (_stack(timelines, ["scheduler", *TIMELINE_COLUMNS, "hour", "nsif", "frag_blocked"]),
-            _stack(job_tables, ["scheduler", *JOB_COLUMNS]), pd.DataFrame(status))
+    for day in dict.fromkeys(w.day for w in windows):
+        mine = [w for w in windows if w.day == day]
+        for scheduler in run.schedulers:
+            try:  # one cluster per day: N(eta) of that day
+                result = simulate_window(days[day], scheduler, mine[0].nodes, cost, run)
+            except Exception as exc:  # recorded, reported; see run_batch
+                if run.on_error == "raise":
+                    raise
+                status += [{"window": w.window, "scheduler": scheduler, "status": "error",
+                            "error": f"{type(exc).__name__}: {exc}"} for w in mine]
+                continue
+            for win in mine:
+                status.append({"window": win.window, "scheduler": scheduler, "status": "ok",
+                               "error": ""})
+                timelines.append(window_timeline(result.timeline, win, scheduler))
+                table = result.jobs[JOB_COLUMNS].copy()
+                table.insert(0, "window", win.window)
+                table.insert(1, "scheduler", scheduler)
+                job_tables.append(table)
+    return (_stack(timelines, ["window", "scheduler", *TIMELINE_COLUMNS, "hour", "nsif",
+                               "frag_blocked"]),
+            _stack(job_tables, ["window", "scheduler", *JOB_COLUMNS]), pd.DataFrame(status))
 
 
 def _stack(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:

@@ -5,7 +5,7 @@
 import sys
 
 DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
-CASE_FILES = [L.case_window, L.case_timelines, L.case_jobs, L.case_runs]
+CASE_FILES = [L.case_windows, L.case_timelines, L.case_jobs, L.case_runs]
 
 for _name in NOTEBOOKS:
 

@@ -84,7 +84,7 @@ rule case_study:
     input:
         canonical=PLAN.canonical(PLAN.config.experiments.case.trace),
     output:
-        window=L.case_window,
+        windows=L.case_windows,
         timelines=L.case_timelines,
         jobs=L.case_jobs,
         runs=L.case_runs,
