@@ -4,11 +4,17 @@ The timeline holds one row per event instant; row i's values hold on [t_i, t_{i+
 T_peak (eq. 14) is the union of those intervals on which the queue is non-empty. AFR
 (eq. 15) and AGU (eq. 17) are time averages over T_peak; AJCT (eq. 16) averages
 completion time (queueing + running + migration pauses) over all jobs of the run.
+
+AFR and AGU are time averages over a *window*, a set of disjoint [start, end) intervals
+(``afr_agu_over``): the paper's window is each run's own T_peak (``peak_window``); the
+pipeline also reports them over a window common to the runs of one batch, the union of
+their T_peak (``union_window``), so that every scheduler is averaged over the same period.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -32,10 +38,7 @@ def time_weighted_mean(
     dt = interval_lengths(timeline)
     if mask is not None:
         dt = np.where(mask, dt, 0.0)
-    total = dt.sum()
-    if total <= 0:
-        return math.nan
-    return float(np.dot(timeline[column].to_numpy(dtype=float), dt) / total)
+    return weighted_mean(timeline, column, dt)
 
 
 def time_weighted_mean_within(timeline: pd.DataFrame, column: str, start: float, end: float,
@@ -55,14 +58,69 @@ def time_weighted_mean_within(timeline: pd.DataFrame, column: str, start: float,
     return float(np.dot(timeline[column].to_numpy(dtype=float), dt) / total)
 
 
+def union_window(windows: Iterable[np.ndarray]) -> np.ndarray:
+    """The union of windows (each an (k, 2) array of [start, end) intervals) as sorted,
+    disjoint intervals; empty intervals are dropped and touching ones merged."""
+    parts = [np.asarray(w, dtype=float).reshape(-1, 2) for w in windows]
+    spans = np.concatenate(parts) if parts else np.empty((0, 2))
+    spans = spans[spans[:, 1] > spans[:, 0]]
+    if not len(spans):
+        return np.empty((0, 2))
+    spans = spans[np.argsort(spans[:, 0], kind="stable")]
+    reach = np.maximum.accumulate(spans[:, 1])
+    first = np.append(True, spans[1:, 0] > reach[:-1])  # a gap before: a new interval starts
+    last = np.append(first[1:], True)
+    return np.column_stack([spans[first, 0], reach[last]])
+
+
+def peak_window(timeline: pd.DataFrame) -> np.ndarray:
+    """T_peak (eq. 14) as sorted, disjoint [start, end) intervals: the rows with a queue."""
+    t = timeline["time"].to_numpy(dtype=float)
+    ends = np.append(t[1:], t[-1:])  # the next row's time itself, so that rows meet exactly
+    return union_window([np.column_stack([t, ends])[peak_mask(timeline)]])
+
+
+def window_weights(timeline: pd.DataFrame, window: np.ndarray) -> np.ndarray:
+    """Seconds of each row's interval inside ``window``. The last row holds on after the last
+    event (at a run's end: the empty cluster), so a window reaching past a run's end counts
+    that run as idle there. A row inside one interval of its own T_peak weighs exactly its
+    length, so ``afr``/``agu`` equal the plain masked averages."""
+    t = timeline["time"].to_numpy(dtype=float)
+    ends = np.append(t[1:], np.inf) if t.size else t
+    window = np.asarray(window, dtype=float).reshape(-1, 2)
+    lo = np.searchsorted(ends, window[:, 0], side="right")  # first row ending after start
+    hi = np.searchsorted(t, window[:, 1], side="left")  # rows starting before end
+    counts = np.clip(hi - lo, 0, None)
+    which = np.repeat(np.arange(len(window)), counts)  # (row, interval) pairs that overlap
+    rows = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    overlap = (np.minimum(ends[rows], window[which, 1])
+               - np.maximum(t[rows], window[which, 0]))
+    return np.bincount(rows, weights=overlap, minlength=t.size)
+
+
+def weighted_mean(timeline: pd.DataFrame, column: str, weights: np.ndarray) -> float:
+    """Average of a step-function column with per-row weights (seconds); NaN if none."""
+    total = weights.sum()
+    if total <= 0:
+        return math.nan
+    return float(np.dot(timeline[column].to_numpy(dtype=float), weights) / total)
+
+
+def afr_agu_over(timeline: pd.DataFrame, window: np.ndarray) -> tuple[float, float]:
+    """AFR (mean SIF, eq. 15) and AGU (mean GPU utilisation, eq. 17) over ``window``
+    instead of the run's own T_peak; NaN if the window is empty."""
+    weights = window_weights(timeline, window)
+    return weighted_mean(timeline, "sif", weights), weighted_mean(timeline, "gpu_util", weights)
+
+
 def afr(timeline: pd.DataFrame) -> float:
     """Average fragmentation rate: mean SIF over T_peak (eq. 15); NaN if the queue never waits."""
-    return time_weighted_mean(timeline, "sif", peak_mask(timeline))
+    return afr_agu_over(timeline, peak_window(timeline))[0]
 
 
 def agu(timeline: pd.DataFrame) -> float:
     """Average GPU utilisation over T_peak (eq. 17); NaN if the queue never waits."""
-    return time_weighted_mean(timeline, "gpu_util", peak_mask(timeline))
+    return afr_agu_over(timeline, peak_window(timeline))[1]
 
 
 def ajct(jobs: pd.DataFrame) -> float:

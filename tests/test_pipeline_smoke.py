@@ -72,7 +72,8 @@ def test_every_figure_and_table_was_written(smoke):
 
 def test_every_run_completed(smoke):
     runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
-    assert set(runs["scheduler"]) == set(SCHEDULERS)
+    variants = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["variants"]
+    assert set(runs["scheduler"]) == {*SCHEDULERS, *variants}
     failed = runs[runs["status"] != "ok"]
     assert failed.empty, failed[["trace", "day", "eta", "cost", "scheduler", "error"]]
     case = pd.read_csv(smoke / "results" / "smoke" / "case" / "runs.csv")
@@ -86,6 +87,19 @@ def test_the_report_states_every_claim(smoke):
     assert "**SYNTHETIC data.**" in text
     assert "## Known deviations" in text and "theorem1-per-type" in text
     assert "## Failed runs" not in text
+
+
+def test_runs_keep_moves_by_operator_and_the_common_window(smoke):
+    """Issue 12: the batch columns, and the report rows that read them."""
+    runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
+    mine = runs[runs["scheduler"] == "compass-abs"]
+    assert mine["operator_moves"].str.contains("compact-pool").any()
+    made = runs[runs["scheduler"].isin(SCHEDULERS)]  # the variants do not widen the window
+    assert (made["common_seconds"] >= made["peak_seconds"]).all()
+    text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| mig-pause |"))
+    assert "compass-abs's" in row and "compact-pool" in row
+    assert "## AFR and AGU: own T_peak and a common window" in text
 
 
 def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):

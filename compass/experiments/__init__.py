@@ -10,11 +10,11 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | paper | function |
 |---|---|
 | Table 1 | ``table1`` (rule ``table1``) |
-| 6.1, Fig. 1 | ``overall``, ``overall_leads`` (with intervals) |
+| 6.1, Fig. 1 | ``overall``, ``overall_leads`` (with intervals); AFR / AGU over a common window: ``metric_windows``, ``window_leads`` |
 | 6.2, Fig. 2 | ``eta_sweep`` |
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |
-| 6.5, Fig. 4 | ``cost_sweep`` |
+| 6.5, Fig. 4 | ``cost_sweep``; moves by operator: ``migrations_by_operator``, ``operator_shares`` |
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 | every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
@@ -40,11 +40,13 @@ from compass.experiments.coverage import (
     top1_table,
     wcc_days,
 )
+from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.report import claims_shown
 from compass.experiments.results import Results
 from compass.experiments.sweeps import cost_sweep, eta_sweep, overall, overall_leads
 from compass.experiments.tables import markdown, write_table
+from compass.experiments.windows import metric_windows, window_leads
 
 __all__ = [
     "BUCKETS",
@@ -64,7 +66,10 @@ __all__ = [
     "leads",
     "markdown",
     "metric_means",
+    "metric_windows",
     "migration_latencies",
+    "migrations_by_operator",
+    "operator_shares",
     "overall",
     "overall_leads",
     "physical",
@@ -75,5 +80,6 @@ __all__ = [
     "top1_table",
     "wcc_days",
     "wide",
+    "window_leads",
     "write_table",
 ]

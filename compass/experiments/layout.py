@@ -22,12 +22,14 @@ class Products:
 
 #: The experiment notebooks in ``notebooks/``, in the paper's order, and their products.
 NOTEBOOKS: dict[str, Products] = {
-    "01_overall": Products(("fig1_overall", "fig1_leads"), ("fig1_overall", "fig1_leads")),
+    "01_overall": Products(("fig1_overall", "fig1_leads"),
+                           ("fig1_overall", "fig1_leads", "metric_windows")),
     "02_eta_sweep": Products(("fig2_eta_sweep",), ("fig2_eta_sweep",)),
     "03_composition": Products(("fig3_composition",), ("table2_composition",
                                                        "fig3_composition")),
     "04_wcc_coverage": Products(("fig_wcc_coverage",), ("table3_wcc_top1", "wcc_days")),
-    "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",)),
+    "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",
+                                                             "migrations_by_operator")),
     "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
                               ("case_blocking", "case_head_blocking")),
     "07_nvl72": Products(("fig_nvl72",), ("nvl72",)),

@@ -40,6 +40,7 @@ from compass.experiments.composition import (
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import NOTEBOOKS, TABLE1
+from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.openb import NOTEBOOK as OPENB_NOTEBOOK
 from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.openb import PRODUCTS as OPENB_PRODUCTS
@@ -55,6 +56,7 @@ from compass.experiments.sweeps import (
     overall_runs,
 )
 from compass.experiments.tables import markdown, write_table
+from compass.experiments.windows import window_leads
 
 #: Verdicts, in the order the summary counts them.
 VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
@@ -365,6 +367,26 @@ def _pause_per_job(ev: Evidence) -> Measured:
                     f"{row['trace']}, c = {row['cost']:g} s)", traces)
 
 
+def _pause_per_job_operators(ev: Evidence) -> Measured:
+    """``pause_per_job``, and which operators issued the reference's charged moves in the
+    sweep's runs at its largest c (``migrations.operator_shares``, issue 12)."""
+    measured = _pause_per_job(ev)
+    runs = cost_runs(ev.res)
+    cost = runs["cost"].max()
+    moves = migrations_by_operator(runs[(runs["cost"] == cost)
+                                        & (runs["scheduler"] == ev.cfg.reference)])
+    if measured.value is None or moves.empty:
+        return measured
+    shares = operator_shares(moves)
+    parts = [f"{op} {100 * share:.1f} %" for op, share in zip(shares["operator"],
+                                                            shares["share"])]
+    lead = "most" if shares["share"].iloc[0] > 0.5 else "the largest share"
+    return Measured(measured.value, f"{measured.text}; of {ev.cfg.reference}'s "
+                    f"{int(shares['instance_moves'].sum()):,} charged moves at c = {cost:g} s, "
+                    f"{lead} from {parts[0]}" + "".join(f", {p}" for p in parts[1:]),
+                    measured.traces)
+
+
 def _flatness(ev: Evidence) -> Measured:
     means, traces = _sweep(ev)
     means = means[means["metric"].isin(METRICS)]
@@ -476,7 +498,7 @@ MEASURES: dict[str, Callable[..., Measured]] = {
     "flatness": _flatness, "case_min": _case_windows(_case_min),
     "case_max": _case_windows(_case_max), "case_band": _case_windows(_case_band),
     "case_wide_blocked": _case_windows(_case_wide_blocked),
-    "physical_latency": _physical_latency,
+    "physical_latency": _physical_latency, "pause_per_job_operators": _pause_per_job_operators,
     **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
 }
 
@@ -789,6 +811,28 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
     return [*lines, ""]
 
 
+def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
+    """The overall experiment's AFR and AGU leads under both windows (issue 12): each run's
+    own T_peak, the paper's definition and the claims', and the batch's common window."""
+    if "afr_common" not in res.runs:
+        return []  # a results folder written before the common window was recorded
+    table = window_leads(res)
+    points = table["metric"] == "agu"
+    lead_columns = [c for c in table if c.startswith("lead")]
+    table.loc[points, lead_columns] = table.loc[points, lead_columns] * 100
+    ids = [c.id for c in claims if c.measure.get("kind") == "lead"
+           and c.measure.get("metric") in ("afr", "agu")]
+    return ["## AFR and AGU: own T_peak and a common window", "",
+            "The paper averages AFR and AGU over each run's own T_peak (eq. 14-17), the "
+            "period its own queue waited; every claim above uses that definition"
+            + (f" ({', '.join(f'`{i}`' for i in ids)})" if ids else "") + ". Averaged over "
+            "each batch's common window instead (the union of every scheduler's T_peak on "
+            "the same jobs; a run that finished inside it counts as idle there), the overall "
+            "experiment's leads of the reference over the strongest baseline are "
+            "(AGU in percentage points; table `metric_windows`, docs/pipeline.md):", "",
+            markdown(table)]
+
+
 def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
     """The sensitivity section: every comparison claim's verdict (and our value) under the
     profile's parameters and under each variant of a baseline."""
@@ -867,7 +911,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
-              *_sensitivity(table, res), "## Known deviations", ""]
+              *_windows_section(res, claims), *_sensitivity(table, res),
+              "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
               for d in deviations] or ["None recorded."]

@@ -5,8 +5,10 @@ the Snakemake rule ``simulate`` calls. It sizes the cluster once
 (N(eta), eq. 13, or the profile's fixed size), replays the window under each scheduler with
 ``compass.simulate`` and returns one tidy row per scheduler: the section 5.5 metrics (AFR,
 AJCT, AGU), migrations, and timeline diagnostics (N x SIF, WCC, blocking) that the claims
-report needs but the timeline itself is too large to keep for every run. ``case_runs``
-replays the section 6.6 days and keeps the timelines of their windows.
+report needs but the timeline itself is too large to keep for every run, the moves by
+operator (``migrations.operator_moves``), and AFR and AGU over the batch's common window
+(``common_window_metrics``). ``case_runs`` replays the section 6.6 days and keeps the
+timelines of their windows.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,8 @@ from compass.experiments.case_study import (
 from compass.experiments.config import ResolvedTrace, RunSettings
 from compass.experiments.data import cluster_nodes
 from compass.experiments.grid import RunKey
+from compass.experiments.migrations import encode, operator_moves
+from compass.metrics import afr_agu_over, peak_window, union_window
 
 #: Columns of a batch file, in order (docs/pipeline.md describes each).
 RUN_COLUMNS = [
@@ -39,7 +43,10 @@ RUN_COLUMNS = [
     "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
     "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
     "frag_blocked_s", "frag_episodes", "longest_frag_episode_s", "wall_s",
+    "operator_moves", "afr_common", "agu_common", "common_seconds",
 ]
+#: Timeline columns a batch keeps of each run until every scheduler ran (common window).
+WINDOW_COLUMNS = ["time", "queue_len", "sif", "gpu_util"]
 
 
 def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
@@ -72,6 +79,24 @@ def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
     }
 
 
+def common_window_metrics(timelines: Mapping[str, pd.DataFrame],
+                          members: Iterable[str]) -> dict[str, dict[str, float]]:
+    """AFR and AGU of each run of one batch over the batch's *common window*, the union of
+    the T_peak (eq. 14) of the runs named in ``members`` (the profile's schedulers; a
+    sensitivity variant is measured over the window but does not widen it), beside the
+    paper's per-run T_peak: every scheduler is then averaged over the same period of the
+    same jobs. A run that has finished inside the window counts as an idle, unfragmented
+    cluster there (``metrics.window_weights``)."""
+    window = union_window(peak_window(timelines[m]) for m in members if m in timelines)
+    seconds = float((window[:, 1] - window[:, 0]).sum())
+    out = {}
+    for name, timeline in timelines.items():
+        afr_common, agu_common = afr_agu_over(timeline, window)
+        out[name] = {"afr_common": afr_common, "agu_common": agu_common,
+                     "common_seconds": seconds}
+    return out
+
+
 def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSettings,
               log: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Replay one (trace, day, seed, eta, c) window under every configured scheduler and
@@ -91,7 +116,7 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
     size = cluster_nodes(jobs, trace.spec, key.day, key.eta, run.demand)
     base.update(sizing="fixed" if trace.spec.nodes else run.demand, nodes=size.nodes,
                 p_eta=size.p_eta, maxjob_nodes=size.maxjob_nodes)
-    rows = []
+    rows, timelines = [], {}
     for label, scheduler, params in run.runs():
         started = time.perf_counter()
         row: dict[str, object] = {**base, "scheduler": label}
@@ -102,7 +127,10 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
                        **{k: s[k] for k in ("afr", "ajct", "agu", "migrations",
                                             "migrations_per_job", "peak_seconds",
                                             "mean_queue_time", "max_partial_nodes")},
-                       **diagnostics(result, size.nodes))
+                       **diagnostics(result, size.nodes),
+                       operator_moves=encode(operator_moves(result.migrations, key.cost,
+                                                            run.pause_rule)))
+            timelines[label] = result.timeline[WINDOW_COLUMNS]
         except Exception as exc:  # recorded, reported; see the docstring
             if run.on_error == "raise":
                 raise
@@ -111,6 +139,9 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
         row["wall_s"] = time.perf_counter() - started
         rows.append(row)
         log(_progress_line(key, size.nodes, row))
+    common = common_window_metrics(timelines, run.schedulers)
+    for row in rows:
+        row.update(common.get(str(row["scheduler"]), {}))
     return _frame(rows)
 
 
