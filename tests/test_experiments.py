@@ -42,7 +42,7 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunKey
 from compass.experiments.layout import Layout
-from compass.experiments.report import direction, judge
+from compass.experiments.report import Claim, _attribute, direction, experiments_behind, judge
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
 from compass.experiments.stats import Interval
@@ -556,6 +556,21 @@ def test_verdict_rules_with_an_interval(check, low, high, status):
 ])
 def test_a_leads_direction_is_read_from_its_interval(interval, expected):
     assert direction(interval) == expected
+
+
+def test_a_claim_that_does_not_hold_names_the_experiments_and_variants_behind_it():
+    lead = Claim("l", "6.1", "", "135 s", {"kind": "lead", "metric": "agu"}, {"at_least": 2},
+                 "pp", [], "")
+    case = Claim("c", "6.6", "", "", {"kind": "case_min", "column": "x"}, {}, "", [], "")
+    assert experiments_behind(lead) == ["sensitivity", "metric_windows"]
+    assert experiments_behind(case) == ["case_blocking", "case_head_blocking"]
+    frame = pd.DataFrame({"id": ["l", "c", "l", "l"],
+                          "variant": ["default", "default", "mcg-backfill", "fft-3600"],
+                          "verdict": ["differs", "holds", "differs", "inconclusive"],
+                          "explained_by": ""})
+    out = _attribute(frame, [lead, case]).set_index(["id", "variant"])["explained_by"]
+    assert out[("l", "default")] == "sensitivity; metric_windows; fft-3600: inconclusive"
+    assert out[("c", "default")] == "" and out[("l", "fft-3600")] == ""
 
 
 def test_an_interval_of_one_sample_is_judged_by_its_value():

@@ -10,7 +10,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | paper | function |
 |---|---|
 | Table 1 | ``table1`` (rule ``table1``) |
-| 6.1, Fig. 1 | ``overall``, ``overall_leads`` (with intervals); AFR / AGU over a common window: ``metric_windows``, ``window_leads`` |
+| 6.1, Fig. 1 | ``overall``, ``overall_leads`` (intervals), ``metric_windows``, ``window_leads`` |
 | 6.2, Fig. 2 | ``eta_sweep`` |
 | 6.3, Table 2, Fig. 3 | ``composition_days``, ``composition`` |
 | 6.4, Table 3 | ``wcc_days``, ``coverage_pairs``, ``top1_table`` |

@@ -63,7 +63,7 @@ VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
                  "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
-                 "variant", "deviation", "shown_in"]
+                 "variant", "deviation", "explained_by", "shown_in"]
 #: The claims table's stem under the tables folder.
 CLAIMS_TABLE = "claims"
 #: The variant of the profile's own parameters (the paper-faithful baselines).
@@ -598,6 +598,11 @@ def load_deviations(path: str | Path) -> list[dict[str, Any]]:
         return list((yaml.safe_load(fh) or {}).get("deviations") or [])
 
 
+def _relative(target: Path, report: Path) -> str:
+    """``target`` as a link from the report's folder."""
+    return Path(os.path.relpath(target, report.parent)).as_posix()
+
+
 def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> str:
     figure_stems = {s for p in NOTEBOOKS.values() for s in p.figures}
     out = []
@@ -680,6 +685,39 @@ def direction(interval: Interval | None) -> str:
     return "behind" if interval.high < 0 else "undecided"
 
 
+def experiments_behind(claim: Claim) -> list[str]:
+    """The experiments that explain a claim's value beyond its own measure (issue 12, item 6):
+    the baseline variants for a comparison, the common window for an AFR or AGU lead, the
+    two windows and blocked time by head class for the case study, moves by operator for the
+    migration pause."""
+    kind, metric = claim.measure["kind"], claim.measure.get("metric")
+    out = []
+    if kind in SENSITIVE_KINDS:
+        out.append("sensitivity")
+    if kind == "lead" and metric in ("afr", "agu"):
+        out.append("metric_windows")
+    if kind.startswith("case_"):
+        out += ["case_blocking", "case_head_blocking"]
+    if kind.startswith("pause_per_job"):
+        out.append("migrations_by_operator")
+    return out
+
+
+def _attribute(frame: pd.DataFrame, claims: list[Claim]) -> pd.DataFrame:
+    """``explained_by`` of every default row that does not hold: the experiments behind it
+    and, for a comparison, each baseline variant under which its verdict changes."""
+    behind = {c.id: experiments_behind(c) for c in claims}
+    variants = frame[frame["variant"] != DEFAULT_VARIANT]
+    frame = frame.copy()
+    for i, row in frame[frame["variant"] == DEFAULT_VARIANT].iterrows():
+        if row["verdict"] not in ("differs", "inconclusive"):
+            continue
+        flips = variants[(variants["id"] == row["id"]) & (variants["verdict"] != row["verdict"])]
+        parts = [f"{v.variant}: {v.verdict}" for v in flips.itertuples()]
+        frame.at[i, "explained_by"] = "; ".join([*behind.get(row["id"], []), *parts])
+    return frame
+
+
 def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
                  variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """One row per claim (``CLAIM_COLUMNS``): the paper's value, ours with its interval and
@@ -701,7 +739,8 @@ def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, A
             "direction": direction(iv) if claim.measure["kind"] == "lead" else "",
             "ours_text": measured.text if shown else "-",
             "data": _data_label(ev.res, measured, claim), "variant": variant,
-            "deviation": marked.get(claim.id, ""), "shown_in": ";".join(claim.evidence),
+            "deviation": marked.get(claim.id, ""), "explained_by": "",
+            "shown_in": ";".join(claim.evidence),
         })
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
@@ -719,6 +758,7 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
                        *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables)),
                                       deviations, v) for v in res.config.variants)],
                       ignore_index=True)
+    frame = _attribute(frame, claims)
     return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
                        f"value and its verdict ({res.label()})")
 
@@ -726,7 +766,8 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
 def read_claims(tables: str | Path) -> pd.DataFrame:
     """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
     frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
-    text = ["detail", "direction", "ours_text", "data", "deviation", "shown_in", "unit"]
+    text = ["detail", "direction", "ours_text", "data", "deviation", "explained_by",
+            "shown_in", "unit"]
     frame[text] = frame[text].fillna("")
     return frame
 
@@ -758,6 +799,8 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
         text = r.verdict + (f": {r.detail}" if r.detail else "")
         if r.deviation:
             text += f" (see deviation `{r.deviation}`)"
+        if r.explained_by:
+            text += f"; explained by: {r.explained_by}"
         stems = [s for s in r.shown_in.split(";") if s]
         rows.append({"id": r.id, "section": r.section, "claim": r.statement,
                      "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
@@ -904,7 +947,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
              "*holds* when the whole interval satisfies the paper's claim, *differs* when "
              "none of it does, *inconclusive* when it admits both readings; values without "
              "an interval are judged as they are. Every value is in "
-             f"[{CLAIMS_TABLE}.csv]({Path(os.path.relpath(Path(tables) / f'{CLAIMS_TABLE}.csv', out.parent)).as_posix()}).",
+             f"[{CLAIMS_TABLE}.csv]({_relative(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
     failures = _failures(res, CaseStudy.load(res).status)
     if failures:
