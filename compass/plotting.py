@@ -36,14 +36,21 @@ DISPLAY = {
 }
 #: Axis labels with units.
 LABELS = {
-    "afr": "AFR (share of nodes)", "ajct": "AJCT (s)", "agu": "AGU (share of GPUs)",
-    "pause_per_job": "migration pause per job (s)",
-    "migrations_per_job": "migrations per job (count)",
-    "nsif": "N x SIF (avoidable partial nodes)", "gpu_util": "GPU utilisation (share of GPUs)",
-    "empty_nodes": "empty nodes (count)", "eta": "eta (sizing percentile, eq. 13)",
+    "afr": "AFR (share of nodes; lower is better)", "ajct": "AJCT (s; lower is better)",
+    "agu": "AGU (share of GPUs; higher is better)",
+    "pause_per_job": "migration pause per job (s; lower is better)",
+    "migrations_per_job": "migrations per job (count; lower is better)",
+    "nsif": "N x SIF (avoidable partial nodes; lower is better)",
+    "gpu_util": "GPU utilisation (share of GPUs; higher is better)",
+    "empty_nodes": "empty nodes (count; higher is better)",
+    "eta": "\u03b7 (sizing percentile, eq. 13)",
     "cost": "migration cost c (s)", "hour": "time of day (h)",
-    "allocated_share": "GPUs allocated (share)", "partial_nodes": "partial nodes (count)",
-    "sif": "SIF (share of nodes)", "multi_gpu_share": "multi-GPU pods' share of the GPUs",
+    "allocated_share": "GPUs allocated (share; higher is better)",
+    "partial_nodes": "partial nodes (count; lower is better)",
+    "sif": "SIF (share of nodes; lower is better)",
+    "sif_gpu": "SIF at GPU level (share of nodes; lower is better)",
+    "sif_panel": "SIF at panel level (share of domains; lower is better)",
+    "multi_gpu_share": "multi-GPU pods' share of the GPUs",
 }
 TRACES = {"venus": "Venus", "gfs": "GFS", "physmix": "Phys-Mix"}
 
