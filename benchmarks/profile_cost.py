@@ -1,0 +1,87 @@
+"""Extrapolate a pipeline profile's simulation cost from a measured run of another profile.
+
+Not a test: ``python benchmarks/profile_cost.py results/quick config/medium.yaml`` reads the
+measured runs of a results folder (``runs.csv``: each run's ``wall_s``, the seconds the run
+took in its own one-core Snakemake job), turns them into a cost per replayed job for each
+(trace, scheduler or variant), draws the target profile's batches (its grid: every (trace,
+day, seed, eta, c)) to count their jobs, and sums cost x jobs over every run of every batch.
+It prints the estimate in core-seconds and as wall time on a given number of cores, labelled
+as an extrapolation: simulation only (no notebooks, start-up or case study), at the measured
+machine's speed. Synthetic days are drawn (a second each), so this needs no real trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from compass.experiments.data import load_days
+from compass.experiments.pipeline import make_plan
+from compass.experiments.results import Results
+
+
+def cost_per_job(results: Path) -> pd.Series:
+    """Measured seconds per replayed job, by (trace, scheduler), over a folder's ok runs."""
+    res = Results.load(results)
+    runs = pd.concat([res.runs, res.variant_runs], ignore_index=True)
+    ok = runs[runs["status"] == "ok"]
+    sums = ok.groupby(["trace", "scheduler"])[["wall_s", "jobs"]].sum()
+    return sums["wall_s"] / sums["jobs"]
+
+
+def batch_jobs(profile: Path) -> pd.DataFrame:
+    """One row per batch of a profile: trace, day, seed and its number of jobs."""
+    plan = make_plan(yaml.safe_load(profile.read_text()))
+    rows, counts = [], {}
+    for key in plan.grid:
+        day = (key.trace, key.day, key.seed)
+        if day not in counts:
+            jobs = load_days(plan.traces[key.trace], key.seed, [key.day])[key.day]
+            counts[day] = len(jobs)
+        rows.append({"trace": key.trace, "day": key.day, "seed": key.seed, "eta": key.eta,
+                     "cost": key.cost, "jobs": counts[day]})
+    return pd.DataFrame(rows)
+
+
+def estimate(results: Path, profile: Path) -> pd.DataFrame:
+    """Core-seconds per (trace, scheduler) of the target profile's batches."""
+    rate = cost_per_job(results)
+    batches = batch_jobs(profile)
+    plan = make_plan(yaml.safe_load(profile.read_text()))
+    names = [label for label, _, _ in plan.config.run.runs()]
+    rows = []
+    for trace, part in batches.groupby("trace"):
+        for name in names:
+            per_job = rate.get((trace, name))
+            rows.append({"trace": trace, "scheduler": name, "batches": len(part),
+                         "jobs": int(part["jobs"].sum()),
+                         "core_s": float(per_job * part["jobs"].sum())
+                         if per_job is not None else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a measured results folder (runs.csv)")
+    parser.add_argument("profile", type=Path, help="the profile to estimate (config/*.yaml)")
+    parser.add_argument("--cores", type=int, default=8)
+    args = parser.parse_args()
+    table = estimate(args.results, args.profile)
+    missing = table[table["core_s"].isna()]
+    total = float(table["core_s"].sum())
+    print(table.groupby("trace")[["batches", "jobs"]].first().to_string())
+    print(table.groupby("scheduler")["core_s"].sum().sort_values(ascending=False).round(0)
+          .to_string())
+    print(f"EXTRAPOLATED simulation cost of {args.profile}: {total:,.0f} core-seconds, "
+          f"{total / args.cores / 60:,.1f} min on {args.cores} cores (rates measured in "
+          f"{args.results}; notebooks, start-up and the case study not included)")
+    if len(missing):
+        print("no measured rate for: " + ", ".join(
+            f"{t}/{s}" for t, s in missing[["trace", "scheduler"]].itertuples(index=False)))
+
+
+if __name__ == "__main__":
+    main()
