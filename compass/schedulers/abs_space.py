@@ -414,16 +414,14 @@ class AbsSpace:
         a stray that has a legal destination (unless ``strays_anywhere``: COMPASS-ABS+'s
         extended space), or any disagreement with ``state``."""
         require(state.nodes == self.nodes, f"cluster has {state.nodes} nodes, ABS {self.nodes}")
+        self.check_space()
         for n in range(self.nodes):
-            self._check_node(n)
-            self._check_index(n)
             mine = {a: s.g for a, s in self._slots[n].items()}
             for s in self._slots[n].values():
                 mine.update(dict.fromkeys(s.fillers, 1))
             mine.update(dict.fromkeys(self._pool[n] | self._strays[n], 1))
             require(dict(state.instances_on(n)) == mine,
                     f"node {n}: cluster holds {dict(state.instances_on(n))}, ABS {mine}")
-        self._check_records()
         if self._stray_nodes and not strays_anywhere:
             require(self.open_vacancy() is None and not self.partial_pool_nodes()
                     and self.lowest_empty() is None,
@@ -435,9 +433,6 @@ class AbsSpace:
         for n in range(self.nodes):
             self._check_node(n)
             self._check_index(n)
-        self._check_records()
-
-    def _check_records(self) -> None:
         indexed = (len(self._empty) + sum(map(len, self._pool_by_used))
                    + sum(map(len, self._slotted_by_residual)))
         require(indexed == self.nodes, f"{indexed} index entries for {self.nodes} nodes")
