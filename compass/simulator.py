@@ -22,19 +22,13 @@ from tqdm.auto import tqdm
 from compass.cluster import ClusterState
 from compass.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
 from compass.model import G_DEFAULT, Job
+from compass.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
 from compass.schedulers.base import Scheduler
-from compass.timeline import (
-    PANEL_COLUMNS,
-    TIMELINE_COLUMNS,
-    OracleError,
-    PanelLayoutError,
-    TimelineRecorder,
-)
+from compass.timeline import OracleError, PanelLayoutError, TimelineRecorder
 
 __all__ = [
-    "JOB_COLUMNS", "job_row", "MIGRATION_COLUMNS", "PANEL_COLUMNS", "TIMELINE_COLUMNS", "PauseRule",
-    "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords", "Simulator",
-    "DEFAULT_MIGRATION_COST",
+    "PauseRule", "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords",
+    "Simulator", "DEFAULT_MIGRATION_COST",
 ]
 
 PauseRule = Literal["per-event", "per-migration"]
@@ -42,21 +36,6 @@ PauseRule = Literal["per-event", "per-migration"]
 #: checkpoint-restart latency (section 6.5). The default of ``compass.simulate`` and the CLI
 #: (a profile states its own ``migration_cost``).
 DEFAULT_MIGRATION_COST = 8.0
-
-JOB_COLUMNS = (
-    "job_id", "submit_time", "duration", "num_instances", "gpus_per_instance", "start_time",
-    "end_time", "jct", "queue_time", "migrations", "instance_moves", "pause_time",
-)
-MIGRATION_COLUMNS = ("time", "job_id", "instance", "src", "dst", "charged", "operator")
-
-
-def job_row(job: Job, start: float, end: float, migrations: int, instance_moves: int,
-            pause: float) -> tuple:
-    """One ``JOB_COLUMNS`` row: the trace's fields, then what the run did (trace seconds)."""
-    return (job.job_id, job.submit_time, job.duration, job.num_instances,
-            job.gpus_per_instance, start, end, end - job.submit_time, start - job.submit_time,
-            migrations, instance_moves, pause)
-
 
 class SimulationError(RuntimeError):
     """The run cannot go on (e.g. a queued job that fits no empty cluster)."""

@@ -26,16 +26,7 @@ from compass.fragmentation import (
 )
 from compass.model import Job
 from compass.panels import domain_panels
-
-TIMELINE_COLUMNS = (
-    "time", "partial_nodes", "phi_star", "sif", "used_gpus", "gpu_util", "empty_nodes",
-    "queue_len", "head_demand", "running_jobs", "wcc",
-)
-#: Extra timeline columns of multi-panel clusters (G = 8K, K > 1; eq. 26, docs/nvl72.md).
-PANEL_COLUMNS = (
-    "partial_panels", "phi_star_gpu", "sif_gpu", "panel_partial_domains", "phi_star_panel",
-    "sif_panel",
-)
+from compass.records import PANEL_COLUMNS, TIMELINE_COLUMNS
 
 
 class OracleError(RuntimeError):

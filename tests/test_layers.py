@@ -1,9 +1,11 @@
 """Data flows one way (traces -> simulator -> metrics -> experiments): no scheduler module
-imports the simulator or anything above it, at module level or inside a function.
+imports the simulator or anything above it, at module level or inside a function; the
+physical runtime, the simulator's sibling, shares the dispatch, the timeline and the record
+columns (``compass.records``) with it but never imports the simulator.
 
-Every import statement of every ``compass.schedulers`` module is read from its source (a
-function-level import counts as much as a top-level one), and importing the package must
-not load an upper layer transitively either.
+Every import statement of every ``compass.schedulers`` (``compass.runtime``) module is read
+from its source (a function-level import counts as much as a top-level one), and importing
+the schedulers package must not load an upper layer transitively either.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+import compass.runtime
 import compass.schedulers
 
 PACKAGE = Path(compass.schedulers.__file__).parent
+RUNTIME = Path(compass.runtime.__file__).parent
 #: The layers a scheduler may use: the model, the cluster state, the oracle and its MILP,
 #: the panel rules, other schedulers, and the traces below the simulator.
 ALLOWED = ("compass.model", "compass.cluster", "compass.fragmentation", "compass.milp",
@@ -40,16 +44,26 @@ def imported_modules(source: str, package: str) -> set[str]:
     return found
 
 
+def first_level(modules: set[str]) -> set[str]:
+    """The compass modules named, cut to their first level (compass.simulator, ...)."""
+    return {".".join(m.split(".")[:2]) for m in modules if m.startswith("compass.")}
+
+
 def upward(modules: set[str]) -> list[str]:
     """The compass modules (first level: compass.simulator, ...) outside ``ALLOWED``."""
-    top = {".".join(m.split(".")[:2]) for m in modules if m.startswith("compass.")}
-    return sorted(m for m in top if not m.startswith(ALLOWED))
+    return sorted(m for m in first_level(modules) if not m.startswith(ALLOWED))
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.stem)
 def test_no_scheduler_module_imports_an_upper_layer(path: Path) -> None:
     modules = imported_modules(path.read_text(), "compass.schedulers")
     assert not upward(modules), f"{path.name} imports {upward(modules)}"
+
+
+@pytest.mark.parametrize("path", sorted(RUNTIME.glob("*.py")), ids=lambda p: p.stem)
+def test_no_runtime_module_imports_the_simulator(path: Path) -> None:
+    modules = first_level(imported_modules(path.read_text(), "compass.runtime"))
+    assert "compass.simulator" not in modules, f"{path.name} imports compass.simulator"
 
 
 def test_the_import_reader_sees_function_level_and_relative_imports() -> None:

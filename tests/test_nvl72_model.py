@@ -25,8 +25,9 @@ from compass.fragmentation import (
 )
 from compass.model import Job
 from compass.panels import instance_panels
+from compass.records import PANEL_COLUMNS, TIMELINE_COLUMNS
 from compass.schedulers import Placement, Scheduler
-from compass.simulator import PANEL_COLUMNS, TIMELINE_COLUMNS, SchedulerError, SimulationError
+from compass.simulator import SchedulerError, SimulationError
 from compass.timeline import TimelineRecorder
 
 

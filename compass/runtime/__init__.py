@@ -47,8 +47,9 @@ _INSTALL_HINT = "physical mode needs Ray and PyTorch: pip install 'compass[runti
 class PhysicalResult:
     """The records of a physical run (all times in trace seconds unless named ``_s``).
 
-    ``jobs``: the simulator's JOB_COLUMNS (``pause_time`` = measured migration latency)
-    plus family, step_budget, steps and restarts; ``timeline``: TIMELINE_COLUMNS;
+    ``jobs``: the simulator's JOB_COLUMNS of ``compass.records`` (``pause_time`` = measured
+    migration latency) plus family, step_budget, steps and restarts; ``timeline``:
+    TIMELINE_COLUMNS;
     ``migrations``: one row per checkpoint-restart with the measured ``latency_s`` (wall);
     ``placements``: every gang launched, decided vs executed node per instance;
     ``restarts``: fault and controller restarts; ``checkpoint_faults``: unreadable

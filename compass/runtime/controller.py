@@ -43,13 +43,13 @@ from tqdm.auto import tqdm
 from compass.cluster import ClusterState
 from compass.dispatch import Dispatcher, Instant, UnfitJob, check_jobs_fit
 from compass.model import Job
+from compass.records import JOB_COLUMNS, job_row
 from compass.runtime import worker
 from compass.runtime.engine import RayCluster
 from compass.runtime.journal import Journal
 from compass.runtime.trainer import InstanceSpec
 from compass.runtime.workloads import family_of, step_budget
 from compass.schedulers import Scheduler
-from compass.simulator import JOB_COLUMNS, job_row
 from compass.timeline import TimelineRecorder
 from compass.traces import jobs_from_frame
 

@@ -19,6 +19,12 @@ slot vacancy, no partial pool node, no empty node), and then the state leaves th
 *stray*, outside the space, occupying one GPU of the node's unprofiled residual; the
 operators re-home strays as soon as a destination appears. ``in_space`` is False while any
 stray exists.
+
+Other capacities and widths. The same space serves the panel level of the hierarchical
+scheduler (appendix D.1: G -> K panels, w*(g) -> w_p*(p) of eq. 23): the constructor takes
+the per-node capacity and the slot-width function. A node may also hold *foreign* units,
+occupied by items another level manages (``set_foreign``): like strays they lower D(n)
+and the pool room, but the space never moves them.
 """
 
 from __future__ import annotations
@@ -97,24 +103,34 @@ class Spot:
 
 
 class AbsSpace:
-    """The ABS state of a cluster of ``nodes`` nodes of G = 8 GPUs (eq. 7-8), indexed."""
+    """The ABS state of a cluster of ``nodes`` nodes of G units (eq. 7-8), indexed.
 
-    def __init__(self, nodes: int, gpus_per_node: int = G_DEFAULT) -> None:
-        if gpus_per_node != G_DEFAULT:
+    ``width`` maps an anchor's size g to its slot width; by default w*(g) of eq. 3, which
+    is defined for G = 8 GPUs only. Another capacity needs its own width function (the
+    panel level's w_p*(p) of eq. 23 on K-panel domains, ``hierarchical_paper.PanelSpace``).
+    """
+
+    def __init__(self, nodes: int, gpus_per_node: int = G_DEFAULT,
+                 width: Callable[[int], int] | None = None) -> None:
+        if width is None and gpus_per_node != G_DEFAULT:
             raise ValueError(f"the ABS is defined for {G_DEFAULT}-GPU nodes, got {gpus_per_node}")
         if nodes < 1:
             raise ValueError(f"a cluster needs at least one node, got nodes={nodes}")
         G = gpus_per_node
         self.nodes = nodes
         self.gpus_per_node = G
+        #: slot width of a g-unit anchor: w*(g) of eq. 3 unless the constructor was given one
+        self.width: Callable[[int], int] = slot_width if width is None else width
         self._slots: list[dict[InstanceKey, Slot]] = [{} for _ in range(nodes)]
         self._pool: list[set[InstanceKey]] = [set() for _ in range(nodes)]
         self._strays: list[set[InstanceKey]] = [set() for _ in range(nodes)]
         self._slot_of: dict[InstanceKey, Slot] = {}
         self._spot: dict[InstanceKey, Spot] = {}
-        #: per node: total slot width sum w(s), and GPUs occupied (kept by the primitives)
+        #: per node: total slot width sum w(s), GPUs occupied (foreign units included, kept
+        #: by the primitives), and foreign units (``set_foreign``)
         self._profiled = [0] * nodes
         self._load = [0] * nodes
+        self._foreign = [0] * nodes
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
         self._empty = NodeIndex(range(nodes))
         self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
@@ -148,12 +164,18 @@ class AbsSpace:
         return self._profiled[n]
 
     def residual(self, n: int) -> int:
-        """Unprofiled residual D(n) = G - sum w(s) (Definition 4), less the node's strays."""
-        return self.gpus_per_node - self.profiled(n) - len(self._strays[n])
+        """Unprofiled residual D(n) = G - sum w(s) (Definition 4), less the node's strays and
+        foreign units."""
+        return self.gpus_per_node - self._profiled[n] - len(self._strays[n]) - self._foreign[n]
 
     def used(self, n: int) -> int:
-        """GPUs occupied on node n, by the ABS's account."""
+        """GPUs occupied on node n, by the ABS's account (foreign units included; slot
+        vacancies are free)."""
         return self._load[n]
+
+    def foreign(self, n: int) -> int:
+        """Units of node n that items outside the space occupy (``set_foreign``)."""
+        return self._foreign[n]
 
     def slot(self, anchor: InstanceKey) -> Slot:
         return self._slot_of[anchor]
@@ -184,8 +206,14 @@ class AbsSpace:
                 return bucket[0]
         return None
 
-    def lowest_empty(self) -> int | None:
-        return self._empty[0] if self._empty else None
+    def lowest_empty(self, room: int = 1) -> int | None:
+        """The lowest-index empty node with at least ``room`` free units: the lowest empty
+        node unless foreign units occupy some (appendix D's panel-empty domain with room)."""
+        most_foreign = self.gpus_per_node - room
+        for n in self._empty:
+            if self._foreign[n] <= most_foreign:
+                return n
+        return None
 
     def holds_only_strays(self, n: int) -> bool:
         """True for a node whose last slot was dissolved while orphans still sit on it."""
@@ -222,7 +250,7 @@ class AbsSpace:
         """
         G = self.gpus_per_node
         if g >= 2:
-            width = slot_width(g)
+            width = self.width(g)
             room = len(self._empty) * (G // width)
             for r in range(width, G + 1):
                 room += len(self._slotted_by_residual[r]) * (r // width)
@@ -255,8 +283,9 @@ class AbsSpace:
 
     # -------------------------------------------------------------- mutations
     def open_slot(self, anchor: InstanceKey, g: int, node: int) -> Slot:
-        """Profile a slot of width w*(g) on ``node`` with the arriving ``anchor`` (Place line 7)."""
-        width = slot_width(g)
+        """Profile a slot of width ``width(g)`` (w*(g), eq. 3) on ``node`` with the arriving
+        ``anchor`` (Place line 7)."""
+        width = self.width(g)
         if self.kind(node) == "pool" or self.residual(node) < width:
             raise AbsViolation(f"node {node} cannot profile a width-{width} slot")
         slot = Slot(anchor, g, width, node)
@@ -303,6 +332,14 @@ class AbsSpace:
 
     def filler_spot(self, slot: Slot) -> Spot:
         return Spot("filler", slot.node, slot.anchor)
+
+    def set_foreign(self, n: int, count: int) -> None:
+        """Record that ``count`` units of node n hold items outside the space (another
+        level's, appendix D.3's disjoint populations): they lower D(n) and the pool room
+        and are never moved. Not undo-logged: set between decisions, not inside one."""
+        self._load[n] += count - self._foreign[n]
+        self._foreign[n] = count
+        self._reindex(n)
 
     # ----------------------------------------------------------- transactions
     def begin(self) -> None:
@@ -376,60 +413,67 @@ class AbsSpace:
         """Raise ``AbsViolation`` on any violation of the space (eq. 3-8), any stale index,
         a stray that has a legal destination (unless ``strays_anywhere``: COMPASS-ABS+'s
         extended space), or any disagreement with ``state``."""
-        _require(state.nodes == self.nodes, f"cluster has {state.nodes} nodes, ABS {self.nodes}")
+        require(state.nodes == self.nodes, f"cluster has {state.nodes} nodes, ABS {self.nodes}")
+        self.check_space()
         for n in range(self.nodes):
-            self._check_node(n)
-            self._check_index(n)
             mine = {a: s.g for a, s in self._slots[n].items()}
             for s in self._slots[n].values():
                 mine.update(dict.fromkeys(s.fillers, 1))
             mine.update(dict.fromkeys(self._pool[n] | self._strays[n], 1))
-            _require(dict(state.instances_on(n)) == mine,
-                     f"node {n}: cluster holds {dict(state.instances_on(n))}, ABS {mine}")
+            require(dict(state.instances_on(n)) == mine,
+                    f"node {n}: cluster holds {dict(state.instances_on(n))}, ABS {mine}")
+        if self._stray_nodes and not strays_anywhere:
+            require(self.open_vacancy() is None and not self.partial_pool_nodes()
+                    and self.lowest_empty() is None,
+                    f"strays {self.strays()} while a 1-GPU destination exists")
+
+    def check_space(self) -> None:
+        """Raise ``AbsViolation`` on any violation of the space (eq. 3-8) or any stale index:
+        ``check`` without a cluster state to agree with (the panel level's check)."""
+        for n in range(self.nodes):
+            self._check_node(n)
+            self._check_index(n)
         indexed = (len(self._empty) + sum(map(len, self._pool_by_used))
                    + sum(map(len, self._slotted_by_residual)))
-        _require(indexed == self.nodes, f"{indexed} index entries for {self.nodes} nodes")
+        require(indexed == self.nodes, f"{indexed} index entries for {self.nodes} nodes")
         ones = sum(len(s.fillers) for s in self._slot_of.values())
         ones += sum(map(len, self._pool)) + sum(map(len, self._strays))
-        _require(len(self._spot) == ones, f"{len(self._spot)} 1-GPU records for {ones} placed")
-        _require(sum(map(len, self._slots)) == len(self._slot_of), "a slot record is orphaned")
-        if self._stray_nodes and not strays_anywhere:
-            _require(self.open_vacancy() is None and not self.partial_pool_nodes()
-                     and not self._empty,
-                     f"strays {self.strays()} while a 1-GPU destination exists")
+        require(len(self._spot) == ones, f"{len(self._spot)} 1-GPU records for {ones} placed")
+        require(sum(map(len, self._slots)) == len(self._slot_of), "a slot record is orphaned")
 
     def _check_node(self, n: int) -> None:
         slots, pool, strays = self._slots[n], self._pool[n], self._strays[n]
-        _require(not (slots and pool), f"node {n} is both slotted and pool")
-        _require(not strays or slots, f"node {n} holds strays {sorted(strays)} but no slot")
-        _require(len(pool) <= self.gpus_per_node, f"pool node {n} holds {len(pool)} > G")
+        require(not (slots and pool), f"node {n} is both slotted and pool")
+        require(not strays or slots, f"node {n} holds strays {sorted(strays)} but no slot")
+        require(len(pool) + self._foreign[n] <= self.gpus_per_node,
+                f"pool node {n} holds {len(pool)} + {self._foreign[n]} foreign > G")
         widths = sorted(s.width for s in slots.values())
-        _require(self._profiled[n] == sum(widths), f"node {n}: stale profiled width")
-        load = sum(s.used for s in slots.values()) + len(pool) + len(strays)
-        _require(self._load[n] == load, f"node {n}: stale load {self._load[n]} != {load}")
-        _require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
+        require(self._profiled[n] == sum(widths), f"node {n}: stale profiled width")
+        load = sum(s.used for s in slots.values()) + len(pool) + len(strays) + self._foreign[n]
+        require(self._load[n] == load, f"node {n}: stale load {self._load[n]} != {load}")
+        require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
         for anchor, s in slots.items():
-            _require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
+            require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
                      f"slot {anchor} misfiled on node {n}")
-            _require(2 <= s.g <= 8 and s.width == slot_width(s.g),
-                     f"slot {anchor}: width {s.width} != w*({s.g}) (eq. 3)")
-            _require(s.vacancy >= 0, f"slot {anchor}: g + |F| > w (eq. 4)")
+            require(2 <= s.g <= self.gpus_per_node and s.width == self.width(s.g),
+                    f"slot {anchor}: width {s.width} != w*({s.g}) (eq. 3)")
+            require(s.vacancy >= 0, f"slot {anchor}: g + |F| > w (eq. 4)")
             for f in s.fillers:
-                _require(self._spot.get(f) == Spot("filler", n, anchor), f"filler {f} misfiled")
+                require(self._spot.get(f) == Spot("filler", n, anchor), f"filler {f} misfiled")
         for key in pool:
-            _require(self._spot.get(key) == Spot("pool", n), f"pool occupant {key} misfiled")
+            require(self._spot.get(key) == Spot("pool", n), f"pool occupant {key} misfiled")
         for key in strays:
-            _require(self._spot.get(key) == Spot("stray", n), f"stray {key} misfiled")
+            require(self._spot.get(key) == Spot("stray", n), f"stray {key} misfiled")
 
     def _check_index(self, n: int) -> None:
         key = self._index_key(n)
-        _require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
+        require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
         kind, level, vacancy, stray = key
         home = {"empty": self._empty, "pool": self._pool_by_used[level],
                 "slotted": self._slotted_by_residual[level]}[kind]
-        _require(n in home, f"node {n} missing from its {kind} index")
-        _require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
-        _require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
+        require(n in home, f"node {n} missing from its {kind} index")
+        require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
+        require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
 
     # --------------------------------------------- primitives (undo-logged)
     def _log(self, inverse: Callable[[], None]) -> None:
@@ -506,7 +550,7 @@ class AbsSpace:
             vacancy = any(s.vacancy > 0 for s in slots.values())
             return ("slotted", self.residual(n), vacancy, strays > 0)
         if self._pool[n]:
-            return ("pool", len(self._pool[n]) + strays, False, strays > 0)
+            return ("pool", self._load[n], False, strays > 0)  # pool + strays + foreign
         return _EMPTY_KEY
 
     def _reindex(self, n: int) -> None:
@@ -531,6 +575,7 @@ class AbsSpace:
         return self._empty
 
 
-def _require(condition: bool, message: str) -> None:
+def require(condition: bool, message: str) -> None:
+    """Raise ``AbsViolation`` with ``message`` unless ``condition`` holds (the checks)."""
     if not condition:
         raise AbsViolation(message)

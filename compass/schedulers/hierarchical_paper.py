@@ -53,13 +53,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-
-from sortedcontainers import SortedList
+from functools import partial
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job, slot_width
 from compass.panels import PANEL_GPUS, domain_panels, instance_panels
-from compass.schedulers.abs_space import AbsSpace, AbsViolation, IndexKey, Slot, _require
+from compass.schedulers.abs_space import AbsSpace, require
 from compass.schedulers.base import Move, Placement
 from compass.schedulers.compass_abs import (
     CompassAbsPaper,
@@ -96,70 +95,21 @@ def panel_slot_width(p: int, panels: int) -> int:
 class PanelSpace(AbsSpace):
     """The panel-level ABS Sigma_panel of D.1: section 4.2's space over ``domains`` nodes of
     capacity K = ``panels`` (``gpus_per_node`` counts panels here), panel-slot widths by
-    ``panel_slot_width``, and per domain the panels held by the GPU level (*foreign*
-    panels, [A4]), which lower the residual D(d) and the pool room."""
+    ``panel_slot_width``; the panels held by the GPU level are the space's *foreign* units
+    (``set_foreign``, [A4]), which lower the residual D(d) and the pool room."""
 
     def __init__(self, domains: int, panels: int) -> None:
-        super().__init__(domains)
-        self.gpus_per_node = panels
-        self._pool_by_used = [SortedList() for _ in range(panels + 1)]
-        self._slotted_by_residual = [SortedList() for _ in range(panels + 1)]
-        self._foreign = [0] * domains
-
-    def foreign(self, n: int) -> int:
-        """Panels of domain n that hold sub-panel instances (the GPU level's)."""
-        return self._foreign[n]
-
-    def set_foreign(self, n: int, count: int) -> None:
-        """Record the GPU level's panels on domain n (not undo-logged: set between events)."""
-        self._foreign[n] = count
-        self._reindex(n)
-
-    def residual(self, n: int) -> int:
-        """D(d) = K - sum w(s) - strays - foreign panels [A4]."""
-        return super().residual(n) - self._foreign[n]
-
-    def used(self, n: int) -> int:
-        """Occupied panels of domain n (panel-slot vacancies excluded)."""
-        return super().used(n) + self._foreign[n]
+        super().__init__(domains, panels, partial(panel_slot_width, panels=panels))
 
     def units(self, n: int) -> int:
         """Panels the panel level holds or reserves on domain n: slot widths, pool, strays."""
         return self.profiled(n) + len(self.pool_on(n)) + len(self.strays_on(n))
 
-    def lowest_empty(self, room: int = 1) -> int | None:
-        """The lowest-index panel-empty domain with at least ``room`` free panels [A3]."""
-        return next((n for n in self._empty if self.residual(n) >= room), None)
-
-    def open_slot(self, anchor: InstanceKey, g: int, node: int) -> Slot:
-        """Profile a panel-slot of width ``panel_slot_width(g, K)`` for a g-panel anchor."""
-        width = panel_slot_width(g, self.gpus_per_node)
-        if self.kind(node) == "pool" or self.residual(node) < width:
-            raise AbsViolation(f"domain {node} cannot profile a width-{width} panel-slot")
-        slot = Slot(anchor, g, width, node)
-        self._put_slot(slot)
-        return slot
-
-    def check_panels(self) -> None:
-        """Raise ``AbsViolation`` on a stale index or a broken rule of Sigma_panel."""
-        for n in range(self.nodes):
-            self._check_index(n)
-            slots = self.slots_on(n)
-            _require(not (slots and self.pool_on(n)), f"domain {n} is both slotted and pool")
-            _require(self.residual(n) >= 0, f"domain {n}: panel-slots exceed K")
-            for s in slots:
-                _require(s.width == panel_slot_width(s.g, self.gpus_per_node) and s.vacancy >= 0,
-                         f"panel-slot {s.anchor}: width {s.width}, p {s.g}, fillers {s.fillers}")
-
-    def _index_key(self, n: int) -> IndexKey:
-        kind, level, vacancy, stray = super()._index_key(n)
-        return (kind, level + self._foreign[n] if kind == "pool" else level, vacancy, stray)
-
 
 def place_panel_anchors(space: PanelSpace, job: Job) -> list[int] | None:
     """Panel-level Place of a multi-panel job (``job`` in panel units, g = p): the anchor
     branch of ``compass_abs.place_instances`` with the widths of eq. 23 [A3, A5]."""
-    width = panel_slot_width(job.gpus_per_instance, space.gpus_per_node)
+    width = space.width(job.gpus_per_instance)
     slots = []
     for key in job.instances():
         node = space.best_slotted(width)
@@ -325,13 +275,13 @@ class HierarchicalCompassAbsPaper(CompassAbsPaper):
         """Both levels agree with the cluster, instance by instance, and with each other
         (phantoms = panels the panel level holds, foreign = the GPU level's panels)."""
         panel = self.panel_space
-        panel.check_panels()
+        panel.check_space()
         for d in range(state.nodes):
             mine, theirs = self.instances_on(d), dict(state.instances_on(d))
-            _require(mine == theirs, f"{self.name}: domain {d} holds {theirs}, levels {mine}")
-            _require(len(self.phantom_panels(d)) == panel.units(d),
-                     f"{self.name}: domain {d}: {len(self.phantom_panels(d))} phantom panels "
-                     f"for {panel.units(d)} panel-level panels")
+            require(mine == theirs, f"{self.name}: domain {d} holds {theirs}, levels {mine}")
+            require(len(self.phantom_panels(d)) == panel.units(d),
+                    f"{self.name}: domain {d}: {len(self.phantom_panels(d))} phantom panels "
+                    f"for {panel.units(d)} panel-level panels")
             gpu_panels = sum(self.space.used(n) > 0 for n in self._panels_of(d))
-            _require(gpu_panels - len(self.phantom_panels(d)) == panel.foreign(d),
-                     f"{self.name}: domain {d}: foreign panels out of date")
+            require(gpu_panels - len(self.phantom_panels(d)) == panel.foreign(d),
+                    f"{self.name}: domain {d}: foreign panels out of date")
