@@ -137,6 +137,8 @@ class Experiments:
     overall_eta: float
     eta_trace: str
     etas: tuple[float, ...]
+    #: the sweep's days; None: every day of its trace
+    eta_days: DaySelection | None
     composition_traces: tuple[str, ...]
     composition_eta: float
     composition_min_jobs: int
@@ -284,6 +286,7 @@ def _experiments(raw: Mapping[str, Any]) -> Experiments:
     return Experiments(
         overall_traces=_tuple(o["traces"]), overall_eta=float(o["eta"]),
         eta_trace=e["trace"], etas=tuple(float(x) for x in e["etas"]),
+        eta_days=e.get("days"),
         composition_traces=_tuple(c["traces"]), composition_eta=float(c["eta"]),
         composition_min_jobs=int(c["min_jobs"]),
         wcc_traces=_tuple(w["traces"]), wcc_etas=tuple(float(x) for x in w["etas"]),

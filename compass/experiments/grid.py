@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compass.experiments.config import PipelineConfig, ResolvedTrace
+from compass.experiments.config import DaySelection, PipelineConfig, ResolvedTrace
 from compass.experiments.data import select_days
 
 
@@ -40,12 +40,21 @@ class RunKey:
             f"day{w['day']}_s{w['seed']}.csv"
 
 
-def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
-    """Days of the migration-cost sweep: the profile's subset, else every day of the trace."""
-    selection = cfg.experiments.migration_days.get(trace.name)
+def _subset(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, ...]:
+    """The replayed days of ``trace`` that a sweep's selection names (None: all of them)."""
     if selection is None:
         return trace.days
     return tuple(d for d in select_days(selection, trace.days) if d in set(trace.days))
+
+
+def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
+    """Days of the migration-cost sweep: the profile's subset, else every day of the trace."""
+    return _subset(cfg.experiments.migration_days.get(trace.name), trace)
+
+
+def eta_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
+    """Days of the eta sweep: the profile's subset, else every day of the trace."""
+    return _subset(cfg.experiments.eta_days, trace)
 
 
 def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[RunKey]:
@@ -64,7 +73,7 @@ def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[R
 
     for t in x.overall_traces:
         add(t, (x.overall_eta,), (c0,))
-    add(x.eta_trace, x.etas, (c0,))
+    add(x.eta_trace, x.etas, (c0,), eta_days(cfg, traces[x.eta_trace]))
     for t in x.composition_traces:
         add(t, (x.composition_eta,), (c0,))
     for t in x.wcc_traces:

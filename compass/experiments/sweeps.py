@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from compass.experiments.aggregate import METRICS, lead_intervals, metric_means, ordered
-from compass.experiments.grid import migration_days
+from compass.experiments.grid import eta_days, migration_days
 from compass.experiments.results import Results
 
 
@@ -39,9 +39,10 @@ def overall_leads(res: Results) -> pd.DataFrame:
 
 
 def eta_runs(res: Results) -> pd.DataFrame:
-    """The runs of Fig. 2: every sample of the sweep's trace at each eta."""
+    """The runs of Fig. 2: every sample of the sweep's days at each eta."""
     x = res.config.experiments
-    return res.select([x.eta_trace], x.etas, [res.config.migration_cost])
+    runs = res.select([x.eta_trace], x.etas, [res.config.migration_cost])
+    return runs[runs["day"].isin(eta_days(res.config, res.traces[x.eta_trace]))]
 
 
 def eta_sweep(res: Results) -> pd.DataFrame:
