@@ -33,6 +33,7 @@ for note in PLAN.notes:
     logger.warning("\n" + "!" * 78 + f"\n{note}\n" + "!" * 78)
 
 
+include: "workflow/rules/common.smk"
 include: "workflow/rules/openb.smk"  # defines OPENB_TARGETS (empty without an openb block)
 
 

@@ -7,6 +7,7 @@ a fabricated physical summary stands in for them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -30,12 +31,22 @@ def test_quick_runs_no_physical_experiment_and_full_does():
     quick = make_plan(profile("quick"), ROOT)
     assert quick.config.experiments.physical is None
     assert quick.physical_inputs("01_overall") == []
-    full = make_plan(profile("full"), ROOT)
+    full = replace(make_plan(profile("full"), ROOT), runtime=True)
     spec = full.config.experiments.physical
     assert spec is not None and spec.trace == "physmix" and spec.nodes == 4
     assert full.physical_inputs("01_overall") == [full.layout.physical_summary]
     assert any(p.name == f"{PHYSICAL_TABLE}.md" for p in full.products("01_overall"))
     assert full.physical_record()["schedulers"] == list(spec.schedulers)
+
+
+def test_physical_step_is_skipped_with_a_note_without_the_runtime():
+    full = replace(make_plan(profile("full"), ROOT), runtime=False)
+    assert full.config.experiments.physical is not None and full.physical is None
+    assert full.physical_inputs("01_overall") == []
+    assert not any(p.stem == PHYSICAL_TABLE for p in full.products("01_overall"))
+    assert full.physical_record() == {}
+    [note] = [n for n in full.notes if "physical" in n]
+    assert note.startswith("SKIPPED") and "pip install torch" in note
 
 
 def test_physical_refers_to_a_configured_trace_and_registered_schedulers():

@@ -18,6 +18,7 @@ import yaml
 
 from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.layout import NOTEBOOKS, TABLE1, figure_files, table_files
+from compass.experiments.pipeline import RUNTIME_MODULES
 from compass.schedulers import available
 
 ROOT = Path(__file__).parents[1]
@@ -152,6 +153,30 @@ def test_the_real_openb_experiments_ran_and_are_reported(smoke):
     assert "REAL openb" in text
 
 
+def test_every_step_logs_to_the_profile_logs_folder(smoke):
+    """Each job's stderr goes to results/<profile>/logs/ (a batch's run lines included)."""
+    logs = smoke / "results" / "smoke" / "logs"
+    for name in NOTEBOOKS:
+        assert (logs / "notebooks" / f"{name}.log").is_file(), name
+    for step in ("config_json", "collect_runs", "case_study", "table1", "nvl72", "claims",
+                 "report", "openb_replay", "openb_packing"):
+        assert (logs / f"{step}.log").is_file(), step
+    batches = list((smoke / "results" / "smoke" / "runs").rglob("*.csv"))
+    batch_logs = list((logs / "simulate").rglob("*.log"))
+    assert len(batch_logs) == len(batches)
+    assert all("compass-abs" in log.read_text() for log in batch_logs)
+
+
+def test_the_html_report_shows_every_figure_and_the_claims_table(smoke):
+    """`snakemake --report report.html`: every PNG figure and the claims table, captioned."""
+    done = snakemake(smoke, "--report", "report.html")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    html = (smoke / "report.html").read_text()
+    stems = [s for products in NOTEBOOKS.values() for s in products.figures]
+    assert [s for s in stems if f"{s}.png" not in html] == []
+    assert "claims.csv" in html and "paired-bootstrap interval" in html
+
+
 def test_a_rerun_redoes_only_what_is_missing(smoke):
     first = snakemake(smoke, "--dry-run")
     assert "Nothing to be done" in first.stdout + first.stderr
@@ -172,10 +197,14 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
 @pytest.mark.parametrize("profile", ["quick", "medium", "full"])
 def test_every_profile_plans(tmp_path, profile):
     """A dry run of the other profiles builds their whole DAG (e.g. free text in a profile
-    is not taken for a wildcard; the full profile plans its physical runs)."""
+    is not taken for a wildcard; the full profile plans its physical runs, or says it skips
+    them without the runtime extra)."""
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
            "--directory", str(tmp_path), "--cores", "1", "--dry-run", "--quiet", "rules",
            "--configfile", str(ROOT / "config" / f"{profile}.yaml")]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    assert ("physical" in done.stdout) == (profile == "full")
+    runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
+    assert ("physical" in done.stdout) == (profile == "full" and runtime)
+    skipped = "SKIPPED: the physical step" in done.stdout + done.stderr
+    assert skipped == (profile == "full" and not runtime)

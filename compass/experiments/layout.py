@@ -92,8 +92,23 @@ class Layout:
     def case_runs(self) -> Path:
         return self.root / "case" / "runs.csv"
 
+    @property
+    def nvl72(self) -> Path:
+        """Appendix D's runs (``compass.experiments.nvl72``): one row per platform and
+        scheduler."""
+        return self.root / "nvl72" / "runs.csv"
+
+    @property
+    def nvl72_settings(self) -> Path:
+        """The workload settings those runs used (JSON)."""
+        return self.root / "nvl72" / "settings.json"
+
     def notebook(self, name: str) -> Path:
         return self.root / "notebooks" / f"{name}.ipynb"
+
+    def log(self, step: str) -> Path:
+        """A step's log file (its stderr); ``step`` may hold wildcards and subfolders."""
+        return self.root / "logs" / f"{step}.log"
 
 
 def figure_files(figures: Path, stem: str) -> list[Path]:

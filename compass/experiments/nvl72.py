@@ -16,13 +16,17 @@ rather than dropped.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 import compass
+from compass.experiments.layout import Layout
 from compass.metrics import time_weighted_mean
 from compass.simulator import SchedulerError
 from compass.traces.nvl72 import Nvl72Workload, generate
@@ -44,6 +48,8 @@ PLATFORMS = (
 )
 SCHEDULERS = ("compass-abs-hier", "gfs", "fgd")
 METRICS = ("sif_gpu", "sif_panel", "ajct", "agu")
+#: The workload of the pipeline's rule ``nvl72``, the same in every profile.
+SETTINGS: dict[str, Any] = {"jobs": 400, "seed": 0, "multi_panel_share": 0.25}
 
 
 def run_one(platform: Platform, scheduler: str, workload: Nvl72Workload) -> dict[str, object]:
@@ -79,3 +85,18 @@ def nvl72(platforms: Sequence[Platform] = PLATFORMS,
                                  multi_panel_share=multi_panel_share)
         rows += [run_one(platform, s, workload) for s in schedulers]
     return pd.DataFrame(rows)
+
+
+def write_nvl72(settings: Mapping[str, Any], out: str | Path, settings_out: str | Path) -> None:
+    """Rule ``nvl72``: the appendix-D table under ``settings`` as CSV, the settings beside
+    it (JSON) for the data label."""
+    nvl72(**settings).to_csv(out, index=False)
+    Path(settings_out).write_text(json.dumps(dict(settings)) + "\n")
+
+
+def load_nvl72(results: str | Path) -> tuple[pd.DataFrame, str]:
+    """The table rule ``nvl72`` wrote under a results folder, and the label of its data."""
+    layout = Layout(Path(results))
+    settings = json.loads(layout.nvl72_settings.read_text())
+    label = f"SYNTHETIC multi-panel workload, {settings['jobs']} jobs, seed {settings['seed']}"
+    return pd.read_csv(layout.nvl72), label

@@ -36,7 +36,8 @@ def physical_label(res: Results) -> str:
     if spec is None:
         return "no physical runs in this profile (experiments.physical is null)"
     if not res.layout.physical_summary.exists():
-        return "the physical runs have not run yet (rule physical)"
+        return ("no physical runs: rule physical has not run (it is skipped where the "
+                "runtime extra, Ray and PyTorch, is missing)")
     runs = pd.read_csv(res.layout.physical_summary)
     modes = ", ".join(sorted({f"{m} nodes, {d} training" for m, d in
                               zip(runs["mode"], runs["device"])}))

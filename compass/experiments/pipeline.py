@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+import traceback
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stderr
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,9 @@ from compass.experiments.runs import case_runs, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available
 
+#: What the physical runs import (the ``runtime`` extra).
+RUNTIME_MODULES = ("ray", "torch")
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -52,6 +57,9 @@ class Plan:
     config: PipelineConfig
     traces: dict[str, ResolvedTrace]
     grid: list[RunKey]
+    #: Whether the runtime extra (Ray, PyTorch) is installed: without it the physical runs
+    #: are skipped.
+    runtime: bool = True
 
     @property
     def layout(self) -> Layout:
@@ -70,14 +78,20 @@ class Plan:
         return Path(self.config.outputs.report)
 
     @property
+    def physical(self) -> PhysicalConfig | None:
+        """The physical runs to do: the profile's, none where the runtime is missing."""
+        return self.config.experiments.physical if self.runtime else None
+
+    @property
     def notes(self) -> list[str]:
         """Loud notes to print: traces that fell back to SYNTHETIC data, and physical runs
-        that cannot start without the runtime extra."""
+        skipped without the runtime extra."""
         notes = [t.note for t in self.traces.values() if t.note]
-        if self.config.experiments.physical and not all(
-                importlib.util.find_spec(m) for m in ("ray", "torch")):
-            notes.append("experiments.physical needs Ray and PyTorch, which are not installed: "
-                         "pip install torch==2.13.0 -e '.[runtime]' (docs/runtime.md)")
+        if self.config.experiments.physical and not self.runtime:
+            notes.append("SKIPPED: the physical step (experiments.physical, section 5.1) needs "
+                         "Ray and PyTorch, which are not installed; notebook 01 and the report "
+                         "go without it. To run it: pip install torch==2.13.0 -e '.[runtime]' "
+                         "(docs/runtime.md)")
         return notes
 
     def record(self) -> dict[str, Any]:
@@ -89,14 +103,21 @@ class Plan:
 
     def products(self, notebook: str) -> list[Path]:
         """Figure and table files a notebook writes."""
-        p = NOTEBOOKS[notebook]
-        tables = [*p.tables, *([PHYSICAL_TABLE] if self.physical_inputs(notebook) else [])]
-        return [*(f for s in p.figures for f in figure_files(self.figures, s)),
-                *(f for s in tables for f in table_files(self.tables, s))]
+        return [*self.figure_products(notebook), *self.table_products(notebook)]
+
+    def figure_products(self, notebook: str) -> list[Path]:
+        """The figure files (PNG + PDF) a notebook writes."""
+        return [f for s in NOTEBOOKS[notebook].figures for f in figure_files(self.figures, s)]
+
+    def table_products(self, notebook: str) -> list[Path]:
+        """The table files (CSV + Markdown) a notebook writes."""
+        extra = [PHYSICAL_TABLE] if self.physical_inputs(notebook) else []
+        return [f for s in [*NOTEBOOKS[notebook].tables, *extra]
+                for f in table_files(self.tables, s)]
 
     def physical_inputs(self, notebook: str) -> list[Path]:
-        """The physical runs' summary, for notebook 01 when the profile runs them."""
-        on = notebook == "01_overall" and self.config.experiments.physical is not None
+        """The physical runs' summary, for notebook 01 when the plan runs them."""
+        on = notebook == "01_overall" and self.physical is not None
         return [self.layout.physical_summary] if on else []
 
     @property
@@ -112,12 +133,16 @@ class Plan:
 
     def physical_record(self) -> dict[str, Any]:
         """The physical runs' settings as the ``physical`` rule takes them."""
-        physical = self.config.experiments.physical
+        physical = self.physical
         return {} if physical is None else {**asdict(physical),
                                             "schedulers": list(physical.schedulers)}
 
     def trace_records(self) -> dict[str, dict[str, Any]]:
         return {name: t.record() for name, t in self.traces.items()}
+
+    def trace_json(self, trace: str) -> str:
+        """One trace's record as the rules on it take it (a parameter: JSON text)."""
+        return dump(self.traces[trace].record())
 
     def raw_file(self, trace: str) -> list[Path]:
         """The real file a trace's canonical CSV is made from (none for synthetic traces)."""
@@ -135,7 +160,8 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}
-    return Plan(cfg, traces, run_grid(cfg, traces))
+    runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
+    return Plan(cfg, traces, run_grid(cfg, traces), runtime)
 
 
 def simulate_batch(key: Mapping[str, Any], trace: Mapping[str, Any],
@@ -189,6 +215,24 @@ def dump(record: Any) -> str:
     """JSON of a record, keys in the profile's order (Snakemake compares params as text;
     the order is the same on every parse of the same profile)."""
     return json.dumps(record)
+
+
+def folder(path: str | Path) -> str:
+    """The folder of one of a rule's files: a parameter taken from the rule's own inputs or
+    outputs rather than hard-coded (``snakemake --lint``)."""
+    return str(Path(path).parent)
+
+
+@contextmanager
+def logged(path: str | Path) -> Iterator[None]:
+    """Send a step's stderr (progress, warnings and, if it fails, its traceback) to the
+    rule's log file; the traceback still reaches Snakemake's terminal as well."""
+    with open(path, "w") as log, redirect_stderr(log):
+        try:
+            yield
+        except BaseException:
+            traceback.print_exc()
+            raise
 
 
 def _one(paths: Sequence[str]) -> Path | None:

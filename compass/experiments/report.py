@@ -478,6 +478,8 @@ def _physical_latency(ev: Evidence) -> Measured:
     spec = ev.cfg.experiments.physical
     if spec is None:
         return Measured(None, "no physical runs in this profile (experiments.physical is null)")
+    if not ev.res.layout.physical_summary.exists():
+        return Measured(None, physical_label(ev.res), (spec.trace,))
     latencies = migration_latencies(ev.res)
     measured = latencies["latency_s"].dropna() if len(latencies) else latencies
     if not len(measured):

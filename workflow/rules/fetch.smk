@@ -9,18 +9,22 @@ import sys
 rule fetch_venus:
     output:
         "data/raw/venus/cluster_log.csv",
+    log:
+        L.log("fetch_venus"),
     params:
         python=sys.executable,
     localrule: True
     shell:
-        "{params.python} -m compass.cli trace fetch venus"
+        "{params.python} -m compass.cli trace fetch venus 2> {log}"
 
 
 rule fetch_gfs:
     output:
         "data/raw/gfs/job_info_df.csv",
+    log:
+        L.log("fetch_gfs"),
     params:
         python=sys.executable,
     localrule: True
     shell:
-        "{params.python} -m compass.cli trace fetch gfs"
+        "{params.python} -m compass.cli trace fetch gfs 2> {log}"

@@ -6,6 +6,7 @@ import sys
 
 DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
 CASE_FILES = [L.case_windows, L.case_timelines, L.case_jobs, L.case_runs]
+NVL72_FILES = [L.nvl72, L.nvl72_settings]
 
 for _name in NOTEBOOKS:
 
@@ -18,33 +19,39 @@ for _name in NOTEBOOKS:
             runs=L.runs,
             days=DAY_TABLES,
             case=CASE_FILES if _name == "06_case_study" else [],
+            nvl72=NVL72_FILES if _name == "07_nvl72" else [],
             physical=PLAN.physical_inputs(_name),
             claims=CLAIMS_FILES,
         output:
             notebook=L.notebook(_name),
-            products=PLAN.products(_name),
+            figures=reported(PLAN.figure_products(_name), REPORT_CATEGORIES[_name]),
+            tables=reported(PLAN.table_products(_name), REPORT_CATEGORIES[_name]),
+        log:
+            L.log(f"notebooks/{_name}"),
         params:
             python=sys.executable,
-            results=str(L.root),
-            figures=str(PLAN.figures),
-            tables=str(PLAN.tables),
+            results=lambda wc, input: folder(input.config),
+            figures=lambda wc, output: folder(output.figures[0]),
+            tables=lambda wc, output: folder(output.tables[0]),
         localrule: True
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
             "--no-progress-bar -p results {params.results} -p figures {params.figures} "
-            "-p tables {params.tables}"
+            "-p tables {params.tables} 2> {log}"
 
 
 rule table1:
     input:
         canonical=[c for t in PLAN.traces for c in PLAN.canonical(t)],
     output:
-        PLAN.table1_files,
+        reported(PLAN.table1_files, "Traces (Table 1)"),
+    log:
+        L.log("table1"),
     params:
         traces=dump(PLAN.trace_records()),
         canonical={t: str(PLAN.canonical(t)[0]) for t in PLAN.traces if PLAN.canonical(t)},
         seed=PLAN.config.seed,
-        folder=str(PLAN.tables),
+        folder=lambda wc, output: folder(output[0]),
         caption=lambda wc: "Table 1: per-class instance share over each trace's span. "
         + "; ".join(t.label for t in PLAN.traces.values()),
     localrule: True

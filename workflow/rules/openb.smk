@@ -31,10 +31,9 @@ if OPENB is not None:
     OPENB_RECORD = dump(OPENB.record())
     OPENB_REPLAY = [OPENB_DIR / f for f in (REPLAY_RUNS, REPLAY_DAYS, REPLAY_META)]
     OPENB_PACKING = [OPENB_DIR / f for f in (PACKING, PACKING_META)]
-    OPENB_FILES = [
-        *(f for s in OPENB_PRODUCTS.figures for f in figure_files(PLAN.figures, s)),
-        *(f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)),
-    ]
+    OPENB_FIGURES = [f for s in OPENB_PRODUCTS.figures for f in figure_files(PLAN.figures, s)]
+    OPENB_TABLES = [f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)]
+    OPENB_FILES = [*OPENB_FIGURES, *OPENB_TABLES]
     OPENB_TARGETS = [L.notebook(OPENB_NOTEBOOK_NAME), *OPENB_FILES]
     OPENB_DATA = [*OPENB_REPLAY, *OPENB_PACKING]
     OPENB_CLAIMS = [BASE / "paper" / "claims_openb.yaml"]
@@ -44,10 +43,12 @@ if OPENB is not None:
             OPENB.replay.path,
         output:
             OPENB_REPLAY,
+        log:
+            L.log("openb_replay"),
         params:
             record=OPENB_RECORD,
             part="replay",
-            out=str(OPENB_DIR),
+            out=lambda wc, output: folder(output[0]),
         script:
             "../scripts/openb.py"
 
@@ -56,10 +57,12 @@ if OPENB is not None:
             [*OPENB.packing.variants.values(), OPENB.packing.node_list],
         output:
             OPENB_PACKING,
+        log:
+            L.log("openb_packing"),
         params:
             record=OPENB_RECORD,
             part="packing",
-            out=str(OPENB_DIR),
+            out=lambda wc, output: folder(output[0]),
         script:
             "../scripts/openb.py"
 
@@ -72,14 +75,17 @@ if OPENB is not None:
             claims=CLAIMS_FILES,
         output:
             notebook=L.notebook(OPENB_NOTEBOOK_NAME),
-            products=OPENB_FILES,
+            figures=reported(OPENB_FIGURES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
+            tables=reported(OPENB_TABLES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
+        log:
+            L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:
             python=sys.executable,
-            results=str(L.root),
-            figures=str(PLAN.figures),
-            tables=str(PLAN.tables),
+            results=lambda wc, input: folder(input.config),
+            figures=lambda wc, output: folder(output.figures[0]),
+            tables=lambda wc, output: folder(output.tables[0]),
         localrule: True
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
             "--no-progress-bar -p results {params.results} -p figures {params.figures} "
-            "-p tables {params.tables}"
+            "-p tables {params.tables} 2> {log}"

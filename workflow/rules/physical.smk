@@ -1,8 +1,10 @@
 # Phys-Mix as real training jobs on Ray (section 5.1; docs/runtime.md), only when the
 # profile sets experiments.physical. One job runs every scheduler in turn and takes all
-# cores: each run starts its own local Ray instance and replays in wall-clock time.
+# cores: each run starts its own local Ray instance and replays in wall-clock time. Without
+# the runtime extra (Ray, PyTorch) the step is skipped: the Snakefile prints why, and
+# notebook 01 and the report go without it (PLAN.physical is None).
 
-PHYSICAL = PLAN.config.experiments.physical
+PHYSICAL = PLAN.physical
 
 if PHYSICAL is not None:
 
@@ -11,9 +13,11 @@ if PHYSICAL is not None:
             canonical=PLAN.canonical(PHYSICAL.trace),
         output:
             L.physical_summary,
+        log:
+            L.log("physical"),
         params:
             physical=dump(PLAN.physical_record()),
-            trace=trace_record(PHYSICAL.trace),
+            trace=PLAN.trace_json(PHYSICAL.trace),
             seed=PLAN.config.seed,
         threads: workflow.cores
         script:

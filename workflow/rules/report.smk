@@ -14,10 +14,12 @@ rule claims:
         openb=OPENB_DATA,  # workflow/rules/openb.smk
         openb_claims=OPENB_CLAIMS,
     output:
-        CLAIMS_FILES,
+        reported(CLAIMS_FILES, "Claims"),
+    log:
+        L.log("claims"),
     params:
-        results=str(L.root),
-        tables=str(PLAN.tables),
+        results=lambda wc, input: folder(input.config),
+        tables=lambda wc, output: folder(output[0]),
     localrule: True
     script:
         "../scripts/claims.py"
@@ -31,14 +33,17 @@ rule report:
         runs=L.runs,
         table=CLAIMS_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
+        figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
         openb=OPENB_TARGETS,  # workflow/rules/openb.smk
         openb_claims=OPENB_CLAIMS,
     output:
         PLAN.report,
+    log:
+        L.log("report"),
     params:
-        results=str(L.root),
-        figures=str(PLAN.figures),
-        tables=str(PLAN.tables),
+        results=lambda wc, input: folder(input.config),
+        figures=lambda wc, input: folder(input.figures[0]),
+        tables=lambda wc, input: folder(input.table[0]),
     localrule: True
     script:
         "../scripts/report.py"

@@ -3,16 +3,16 @@
 # they change); run batches do not depend on config.json, so editing the profile redoes
 # only the batches whose settings changed, and new batches.
 
+from compass.experiments.nvl72 import SETTINGS as NVL72_SETTINGS
+
 RUN = dump(PLAN.config.run.record())
-
-
-def trace_record(trace):
-    return dump(PLAN.traces[trace].record())
 
 
 rule config_json:
     output:
         L.config,
+    log:
+        L.log("config_json"),
     params:
         # a function: the profile's free text (e.g. "{0.85, 0.90}") is no wildcard pattern
         record=lambda wc: dump(PLAN.record()),
@@ -26,9 +26,11 @@ rule canonical_trace:
         # the raw file itself: a replaced file is checked (compass trace verify) and reloaded
         raw=lambda wc: PLAN.raw_file(wc.trace),
     output:
-        L.root / "traces" / "{trace}" / "canonical.csv",
+        L.canonical("{trace}"),
+    log:
+        L.log("canonical_trace/{trace}"),
     params:
-        trace=lambda wc: trace_record(wc.trace),
+        trace=lambda wc: PLAN.trace_json(wc.trace),
     localrule: True
     script:
         "../scripts/canonical_trace.py"
@@ -38,9 +40,11 @@ rule day_table:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "traces" / "{trace}" / "days.csv",
+        L.day_table("{trace}"),
+    log:
+        L.log("day_table/{trace}"),
     params:
-        trace=lambda wc: trace_record(wc.trace),
+        trace=lambda wc: PLAN.trace_json(wc.trace),
         etas=lambda wc: PLAN.etas(wc.trace),
         seed=PLAN.config.seed,
         demand=PLAN.config.run.demand,
@@ -54,6 +58,8 @@ rule simulate:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
         L.root / "runs" / "{trace}" / "eta{eta}" / "c{cost}" / "day{day}_s{seed}.csv",
+    log:
+        L.log("simulate/{trace}/eta{eta}/c{cost}/day{day}_s{seed}"),
     wildcard_constraints:
         trace=r"[a-z0-9-]+",
         eta=r"[0-9.]+",
@@ -61,7 +67,7 @@ rule simulate:
         day=r"\d+",
         seed=r"\d+",
     params:
-        trace=lambda wc: trace_record(wc.trace),
+        trace=lambda wc: PLAN.trace_json(wc.trace),
         run=RUN,
     resources:
         mem_mb=4000,
@@ -75,6 +81,8 @@ rule collect_runs:
         [key.path(L.root) for key in PLAN.grid],
     output:
         L.runs,
+    log:
+        L.log("collect_runs"),
     localrule: True
     script:
         "../scripts/collect_runs.py"
@@ -88,9 +96,11 @@ rule case_study:
         timelines=L.case_timelines,
         jobs=L.case_jobs,
         runs=L.case_runs,
+    log:
+        L.log("case_study"),
     params:
         case=dump(PLAN.case_record()),
-        trace=trace_record(PLAN.config.experiments.case.trace),
+        trace=PLAN.trace_json(PLAN.config.experiments.case.trace),
         run=RUN,
         cost=PLAN.config.migration_cost,
     resources:
@@ -98,3 +108,18 @@ rule case_study:
         runtime=120,
     script:
         "../scripts/case_study.py"
+
+
+rule nvl72:
+    output:
+        runs=L.nvl72,
+        settings=L.nvl72_settings,
+    log:
+        L.log("nvl72"),
+    params:
+        settings=dump(NVL72_SETTINGS),
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/nvl72.py"

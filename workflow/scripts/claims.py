@@ -1,8 +1,10 @@
 """Rule claims: paper/tables/claims.csv, every claim measured with its interval and verdict."""
 
+from compass.experiments.pipeline import logged
 from compass.experiments.report import write_claims
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 inp = snakemake.input
-write_claims(snakemake.params.results, [inp.claims, *inp.openb_claims], inp.deviations,
-             snakemake.params.tables)
+with logged(snakemake.log[0]):
+    write_claims(snakemake.params.results, [inp.claims, *inp.openb_claims], inp.deviations,
+                 snakemake.params.tables)

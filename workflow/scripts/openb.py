@@ -7,8 +7,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per job, like the simu
 import json  # noqa: E402
 
 from compass.experiments.openb import OpenbConfig, run_packing, run_replay  # noqa: E402
+from compass.experiments.pipeline import logged  # noqa: E402
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params
 run = {"replay": run_replay, "packing": run_packing}[p.part]
-run(OpenbConfig.from_record(json.loads(p.record)), p.out)
+with logged(snakemake.log[0]):
+    run(OpenbConfig.from_record(json.loads(p.record)), p.out)

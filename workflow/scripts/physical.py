@@ -2,8 +2,9 @@
 
 import json
 
-from compass.experiments.pipeline import physical_runs
+from compass.experiments.pipeline import logged, physical_runs
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-physical_runs(json.loads(snakemake.params.physical), json.loads(snakemake.params.trace),
-              snakemake.params.seed, list(snakemake.input.canonical), snakemake.output[0])
+with logged(snakemake.log[0]):
+    physical_runs(json.loads(snakemake.params.physical), json.loads(snakemake.params.trace),
+                  snakemake.params.seed, list(snakemake.input.canonical), snakemake.output[0])

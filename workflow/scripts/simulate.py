@@ -6,9 +6,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per job: Snakemake run
 
 import json  # noqa: E402
 
-from compass.experiments.pipeline import simulate_batch  # noqa: E402
+from compass.experiments.pipeline import logged, simulate_batch  # noqa: E402
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-simulate_batch(dict(snakemake.wildcards), json.loads(snakemake.params.trace),
-               json.loads(snakemake.params.run), list(snakemake.input.canonical),
-               snakemake.output[0])
+with logged(snakemake.log[0]):
+    simulate_batch(dict(snakemake.wildcards), json.loads(snakemake.params.trace),
+                   json.loads(snakemake.params.run), list(snakemake.input.canonical),
+                   snakemake.output[0])

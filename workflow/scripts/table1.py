@@ -2,8 +2,9 @@
 
 import json
 
-from compass.experiments.pipeline import write_table1
+from compass.experiments.pipeline import logged, write_table1
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params
-write_table1(json.loads(p.traces), p.seed, dict(p.canonical), p.folder, p.caption)
+with logged(snakemake.log[0]):
+    write_table1(json.loads(p.traces), p.seed, dict(p.canonical), p.folder, p.caption)

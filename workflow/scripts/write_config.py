@@ -2,5 +2,8 @@
 
 from pathlib import Path
 
+from compass.experiments.pipeline import logged
+
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-Path(snakemake.output[0]).write_text(snakemake.params.record + "\n")
+with logged(snakemake.log[0]):
+    Path(snakemake.output[0]).write_text(snakemake.params.record + "\n")

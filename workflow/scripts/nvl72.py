@@ -1,0 +1,11 @@
+"""Rule nvl72: appendix D's runs (SIF per level, AJCT, AGU on multi-panel domains)."""
+
+import json
+
+from compass.experiments.nvl72 import write_nvl72
+from compass.experiments.pipeline import logged
+
+snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
+with logged(snakemake.log[0]):
+    write_nvl72(json.loads(snakemake.params.settings), snakemake.output.runs,
+                snakemake.output.settings)
