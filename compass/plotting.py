@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
 import pandas as pd
 import seaborn as sns
 
@@ -107,6 +108,14 @@ def _metric_panels(
     return fig, panels
 
 
+def _compact_ticks(axis) -> None:
+    """At most five ticks, large values as 204k or 1.44M: tick labels never run together."""
+    axis.set_major_locator(ticker.MaxNLocator(nbins=4))
+    low, high = axis.get_view_interval()
+    if max(abs(low), abs(high)) >= 10_000:
+        axis.set_major_formatter(ticker.EngFormatter(sep=""))
+
+
 def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
              metrics: Sequence[str] = ("afr", "ajct", "agu"),
              col_label: dict[object, str] | None = None) -> plt.Figure:
@@ -129,6 +138,7 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         for tick in ax.get_yticklabels():
             tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
         ax.set_xlabel(LABELS.get(metric, metric))
+        _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])
         if r == 0:
@@ -167,7 +177,7 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(range(len(groups)), [TRACES.get(str(g), str(g)) for g in groups])
         ax.set_ylim(len(groups) - 0.5, -0.7)
-        ax.set_xlabel(f"{metric.upper()} lead (% of the baseline; right: COMPASS-ABS better)")
+        ax.set_xlabel(f"{metric.upper()} lead (% of the baseline)\nright: COMPASS-ABS better")
     for ax in axes[0][1:]:
         ax.set_yticklabels([])
     _title(fig, title, data)

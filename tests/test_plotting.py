@@ -49,4 +49,4 @@ def test_the_lead_panel_draws_each_group_with_its_interval():
     assert len(bars) == 1
     lines = bars[0].lines[2][0].get_segments()[0]  # the horizontal bar: 0.5 % to 1.5 %
     assert [round(x, 6) for x, _ in lines] == [0.5, 1.5]
-    assert "right: COMPASS-ABS better" in ax.get_xlabel()
+    assert "right: COMPASS-ABS better" in ax.get_xlabel()  # two lines: no overlap
