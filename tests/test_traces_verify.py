@@ -222,7 +222,9 @@ def test_the_canonical_rule_takes_the_raw_file_as_input(tmp_path):
 
     def snakemake(*extra: str) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
-               "--directory", str(tmp_path), "--cores", "1", "--config", "trust_local=True",
+               "--directory", str(tmp_path), "--cores", "1",
+               "--configfile", str(ROOT / "config" / "quick.yaml"),
+               "--config", "trust_local=True",
                *extra, "--", target]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
