@@ -19,7 +19,7 @@ import pandas as pd
 import yaml
 
 from compass.experiments.data import load_days
-from compass.experiments.pipeline import make_plan
+from compass.experiments.pipeline import Plan, make_plan
 from compass.experiments.results import Results
 
 
@@ -32,9 +32,8 @@ def cost_per_job(results: Path) -> pd.Series:
     return sums["wall_s"] / sums["jobs"]
 
 
-def batch_jobs(profile: Path) -> pd.DataFrame:
-    """One row per batch of a profile: trace, day, seed and its number of jobs."""
-    plan = make_plan(yaml.safe_load(profile.read_text()))
+def batch_jobs(plan: Plan) -> pd.DataFrame:
+    """One row per batch of a plan: trace, day, seed and its number of jobs."""
     rows, counts = [], {}
     for key in plan.grid:
         day = (key.trace, key.day, key.seed)
@@ -49,8 +48,8 @@ def batch_jobs(profile: Path) -> pd.DataFrame:
 def estimate(results: Path, profile: Path) -> pd.DataFrame:
     """Core-seconds per (trace, scheduler) of the target profile's batches."""
     rate = cost_per_job(results)
-    batches = batch_jobs(profile)
     plan = make_plan(yaml.safe_load(profile.read_text()))
+    batches = batch_jobs(plan)
     names = [label for label, _, _ in plan.config.run.runs()]
     rows = []
     for trace, part in batches.groupby("trace"):
