@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from compass.experiments.aggregate import METRICS, lead_intervals, leads, top1, wide
+from compass.experiments.aggregate import METRICS, lead_intervals, top1, wide
 from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
 from compass.experiments.composition import (
     SHARE_COLUMNS,
@@ -195,12 +195,6 @@ def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
     return Measured((int(flags["top1"].sum()), len(flags)), text, traces)
 
 
-def _lead_table(ev: Evidence, experiment: str) -> tuple[pd.DataFrame, list[str], tuple]:
-    means, by, traces = ev.experiment(experiment)
-    means = means[means["metric"].isin(METRICS)]
-    return leads(means, ev.cfg.reference, ev.cfg.baselines, by), by, traces
-
-
 def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
           scale: float = 1.0) -> Measured:
     """The reference's lead over the strongest baseline, paired over the samples, with its
@@ -225,7 +219,8 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
 
 
 def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
-    table, _, traces = _lead_table(ev, experiment)
+    """Whether the lead grows as eta falls, on the same paired leads the per-eta claims use."""
+    table, traces = ev.lead_table(experiment)
     rows = table[table["metric"] == metric].sort_values("eta", ascending=False)
     values = rows["lead"].to_numpy(dtype=float)
     if values.size < 2 or np.isnan(values).any():
