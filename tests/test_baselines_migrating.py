@@ -23,6 +23,7 @@ from compass.cluster import ClusterState
 from compass.fragmentation import inherent_partial_nodes, witness_packing
 from compass.model import Job
 from compass.schedulers import Move, Placement
+from compass.schedulers import fft as fft_module
 from compass.schedulers import repack as repack_module
 from compass.schedulers.drr import DRR
 from compass.schedulers.fft import FFT
@@ -232,19 +233,41 @@ def test_fft_migrates_nothing_when_the_ilp_cannot_lower_used_nodes():
     assert fft.on_timer(packed, 360.0) == () and fft.stats.solves == 1  # no solve needed
 
 
+@pytest.mark.parametrize(("nodes", "jobs", "seed"), [(6, 300, 11), (24, 500, 5)])
+def test_highs_reaches_cbcs_optimum_at_every_round_of_a_run(monkeypatch, nodes, jobs, seed):
+    """HiGHS replaced CBC as FFT's default: at every round of a CBC-driven run both solvers
+    prove the same optimum, term by term (used nodes, migrations, indices, partial nodes).
+    Their packings may differ where optima tie, so the runs themselves may diverge."""
+    rounds = []
+
+    def both(state, time_limit, solver, **kwargs):
+        cbc = repack(state, time_limit, "cbc", **kwargs)
+        highs = repack(state, time_limit, "highs", **kwargs)
+        assert cbc.optimal and highs.optimal
+        rounds.append((objective_terms(state, cbc.target), objective_terms(state, highs.target)))
+        return cbc
+
+    monkeypatch.setattr(fft_module, "repack", both)
+    frame = compass.traces.demo_trace(num_jobs=jobs, seed=seed, mean_interarrival=70.0,
+                                      max_instances=6)
+    compass.simulate(frame, "fft", nodes=nodes, scheduler_params={"solver": "cbc"})
+    assert len(rounds) >= 10
+    assert all(cbc == highs for cbc, highs in rounds)
+
+
 def test_fft_time_limit_reaches_both_solvers(monkeypatch):
     seen = {}
-    real_milp, real_cbc = milp_module.milp, pulp.PULP_CBC_CMD
+    real_highs, real_cbc = milp_module._highs_model, pulp.PULP_CBC_CMD
 
-    def spy_milp(*args, **kwargs):
-        seen["highs"] = kwargs["options"]["time_limit"]
-        return real_milp(*args, **kwargs)
+    def spy_highs(problem, options, time_limit, node_limit):
+        seen["highs"] = time_limit
+        return real_highs(problem, options, time_limit, node_limit)
 
     def spy_cbc(*args, **kwargs):
         seen["cbc"] = kwargs["timeLimit"]
         return real_cbc(*args, **kwargs)
 
-    monkeypatch.setattr(milp_module, "milp", spy_milp)  # the shared solver plumbing
+    monkeypatch.setattr(milp_module, "_highs_model", spy_highs)  # the shared solver plumbing
     monkeypatch.setattr(pulp, "PULP_CBC_CMD", spy_cbc)
     for solver in ("highs", "cbc"):
         fft = FFT(time_limit=0.25, solver=solver)
@@ -255,17 +278,17 @@ def test_fft_time_limit_reaches_both_solvers(monkeypatch):
 
 def test_fft_node_limit_reaches_both_solvers_and_no_clock_by_default(monkeypatch):
     seen = {}
-    real_milp, real_cbc = milp_module.milp, pulp.PULP_CBC_CMD
+    real_highs, real_cbc = milp_module._highs_model, pulp.PULP_CBC_CMD
 
-    def spy_milp(*args, **kwargs):
-        seen["highs"] = (kwargs["options"]["node_limit"], kwargs["options"].get("time_limit"))
-        return real_milp(*args, **kwargs)
+    def spy_highs(problem, options, time_limit, node_limit):
+        seen["highs"] = (node_limit, time_limit)
+        return real_highs(problem, options, time_limit, node_limit)
 
     def spy_cbc(*args, **kwargs):
         seen["cbc"] = (kwargs["maxNodes"], kwargs["timeLimit"])
         return real_cbc(*args, **kwargs)
 
-    monkeypatch.setattr(milp_module, "milp", spy_milp)
+    monkeypatch.setattr(milp_module, "_highs_model", spy_highs)
     monkeypatch.setattr(pulp, "PULP_CBC_CMD", spy_cbc)
     for solver in ("highs", "cbc"):
         fft = FFT(solver=solver, node_limit=77)
@@ -548,7 +571,7 @@ def test_invariants_and_determinism_on_random_traces(name):
     ("name", "defaults"),
     [
         # the spec's 10 s solver limit is replaced by a deterministic node limit [ours]
-        ("fft", {"round_s": 360.0, "time_limit": None, "node_limit": 10_000, "solver": "cbc",
+        ("fft", {"round_s": 360.0, "time_limit": None, "node_limit": 10_000, "solver": "highs",
                  "objective": "used-nodes", "seed": 0}),
         ("drr", {"re_time": 3600.0, "util_threshold": 0.5, "re_num": 5, "seed": 0}),
         ("sifopt", {"keep_optimal": True, "repair_time_limit": None,

@@ -194,4 +194,4 @@ def test_param_parsing_against_each_schedulers_signature():
 def test_schedulers_lists_parameters(capsys):
     status, out, _ = _run(["schedulers", "--params"], capsys)
     assert status == 0 and "    water: float = 0.95" in out
-    assert "    solver: 'highs' | 'cbc' = 'cbc'" in out
+    assert "    solver: 'highs' | 'cbc' = 'highs'" in out

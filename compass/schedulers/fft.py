@@ -13,10 +13,10 @@ public. Rules: docs/baselines.md, "FFT". Assumptions [A]:
   ``objective="partial-nodes"`` [ours]: min partial nodes, then migrated instances, then
   low node indices. Gap 0, at most ``node_limit`` branch-and-bound nodes (10,000; no
   wall-clock limit unless ``time_limit`` is set, so decisions never depend on machine
-  speed), CBC warm-started from the current placement (SciPy's HiGHS interface takes no
-  warm start); if the best solution found does not lower the objective's first term,
-  nothing migrates; a round already at that term's bound (ceil(T / G) used nodes, Phi*
-  partial nodes) skips the solver;
+  speed), HiGHS in process (``solver="cbc"``: CBC warm-started from the current
+  placement, the default until issue 16); if the best solution found does not lower the
+  objective's first term, nothing migrates; a round already at that term's bound
+  (ceil(T / G) used nodes, Phi* partial nodes) skips the solver;
 * queued jobs are not admitted inside the ILP (the normal best-fit pass follows it);
 * counts are realised into moves by the spec's selection rule (``realise``), ordered so that
   every intermediate state fits; if no such order exists the round migrates nothing.
@@ -68,7 +68,7 @@ class FFT(Scheduler):
 
     def __init__(
         self, *, round_s: float = 360.0, time_limit: float | None = None,
-        node_limit: int = NODE_LIMIT, solver: Solver = "cbc",
+        node_limit: int = NODE_LIMIT, solver: Solver = "highs",
         objective: FftObjective = "used-nodes", seed: int = 0,
     ) -> None:
         super().__init__(seed=seed)

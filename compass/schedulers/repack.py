@@ -39,6 +39,10 @@ from compass.schedulers.realise import node_counts
 
 Objective = Literal["fft", "partial-nodes", "repair"]
 OBJECTIVES: tuple[Objective, ...] = ("fft", "partial-nodes", "repair")
+#: HiGHS options for the repacking ILP: presolve off, as it costs more than it saves on a
+#: model this small (measured on FFT's rounds: the relaxation 1.4 ms instead of 6.7 ms, the
+#: MIP's root 70 ms instead of 200 ms; ``benchmarks/bench_milp.py``).
+HIGHS_OPTIONS = {"presolve": "off"}
 #: Branch-and-bound nodes per solve (FFT's rounds, SIFOpt's repair): a deterministic limit,
 #: so that decisions never depend on machine speed (no wall-clock limit by default).
 NODE_LIMIT = 10_000
@@ -127,6 +131,7 @@ def build_model(
         bound=np.concatenate([np.full(T * C, np.inf), np.ones(N)]),
         integral=np.concatenate([np.ones(T * C), np.zeros(N)]),
         warm=_warm(state, a, members, configs) if added is None and max_partial is None else None,
+        integral_optimum=True,  # integer costs; at an optimum u is 0/1 (its costs increase)
     ))
 
 
@@ -203,7 +208,7 @@ def solve_model(model: RepackModel, time_limit: float | None, solver: Solver,
                 node_limit: int | None = None) -> Solution | None:
     """Best solution found within the limits (``Solution.optimal``: proven optimal); None if
     none was found before a limit stopped the search."""
-    return milp.solve(model.problem, solver, time_limit, node_limit=node_limit)
+    return milp.solve(model.problem, solver, time_limit, HIGHS_OPTIONS, node_limit=node_limit)
 
 
 def targets(model: RepackModel, x: np.ndarray, gpus_per_node: int) -> np.ndarray:
