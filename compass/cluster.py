@@ -15,7 +15,7 @@ Only the simulator mutates a state; schedulers read it and return decisions.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 from compass.model import G_DEFAULT, InstanceKey
@@ -116,6 +116,12 @@ class ClusterState:
     def free_buckets(self) -> list[list[int]]:
         """Every bucket at once: ``free_buckets()[f]`` is ``nodes_with_free(f)`` (read-only)."""
         return self._buckets
+
+    def instance_nodes_and_sizes(self) -> tuple[Collection[int], Collection[int]]:
+        """Every running instance's node and size, as two parallel read-only views (the two
+        maps gain and lose keys together and a move keeps a key's position), for callers
+        that tabulate the placement in C (``realise.node_counts``)."""
+        return self._where.values(), self._size.values()
 
     def instances_on(self, node: int) -> Mapping[InstanceKey, int]:
         """Instances on ``node`` mapped to their sizes, in placement order."""

@@ -39,29 +39,29 @@ class PlannedMove:
 
 
 def node_counts(state: ClusterState) -> np.ndarray:
-    """Running instances per node and size: ``a[n, g]``, shape (N, G + 1); O(N + I)."""
-    width, full = state.gpus_per_node + 1, state.gpus_per_node
-    cells = [
-        n * width + g
-        for n in range(state.nodes)
-        if state.free(n) != full
-        for g in state.instances_on(n).values()
-    ]
+    """Running instances per node and size: ``a[n, g]``, shape (N, G + 1); O(N + I) in C."""
+    width = state.gpus_per_node + 1
+    nodes, sizes = state.instance_nodes_and_sizes()
+    cells = (np.fromiter(nodes, dtype=np.int64, count=len(nodes)) * width
+             + np.fromiter(sizes, dtype=np.int64, count=len(sizes)))
     return np.bincount(cells, minlength=state.nodes * width).reshape(state.nodes, width)
 
 
-def realise(state: ClusterState, target: np.ndarray) -> tuple[Move, ...] | None:
+def realise(state: ClusterState, target: np.ndarray,
+            current: np.ndarray | None = None) -> tuple[Move, ...] | None:
     """Moves that turn the running placement into ``target`` counts, valid one by one.
 
     ``target`` must hold exactly the running instances (same total per size) with every node
-    within capacity. Returns None when no valid order was found (see ``order_moves``).
+    within capacity; ``current`` is ``node_counts(state)`` if the caller has it. Returns None
+    when no valid order was found (see ``order_moves``).
     """
-    return order_moves(state, select_moves(state, target))
+    return order_moves(state, select_moves(state, target, current))
 
 
-def select_moves(state: ClusterState, target: np.ndarray) -> list[PlannedMove]:
+def select_moves(state: ClusterState, target: np.ndarray,
+                 current: np.ndarray | None = None) -> list[PlannedMove]:
     """The spec's selection rule (section 5, "Realising the counts"), in plan order."""
-    surplus = node_counts(state) - target
+    surplus = (node_counts(state) if current is None else current) - target
     _check_target(state, target, surplus)
     rank = {job: i for i, job in enumerate(state.running_jobs())}
     moving: set[int] = set()

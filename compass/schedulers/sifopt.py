@@ -86,18 +86,20 @@ def _keep_identical(
     bin_keys, node_keys = content @ base, current @ base
     by_key = np.argsort(node_keys, kind="stable")  # by content, then node index
     sorted_keys = node_keys[by_key]
+    bins = np.argsort(bin_keys, kind="stable")  # by content, then bin index
+    keys = bin_keys[bins]
+    lo = np.searchsorted(sorted_keys, keys)  # the nodes of each bin's content: [lo, hi)
+    hi = np.searchsorted(sorted_keys, keys, "right")
+    rank = np.arange(len(keys)) - np.searchsorted(keys, keys)  # the i-th bin of its content
+    kept = rank < hi - lo  # ... takes the i-th node of that content, if there is one
+    nodes = by_key[(lo + rank)[kept]]
+    target[nodes] = content[bins[kept]]
     taken = np.zeros(len(node_keys), dtype=bool)
-    spare_bins: list[int] = []
-    for key in np.unique(bin_keys).tolist():
-        bins = np.flatnonzero(bin_keys == key)
-        lo, hi = np.searchsorted(sorted_keys, key), np.searchsorted(sorted_keys, key, "right")
-        nodes = by_key[lo : min(hi, lo + len(bins))]
-        target[nodes] = content[bins[: len(nodes)]]
-        taken[nodes] = True
-        spare_bins.extend(bins[len(nodes) :].tolist())
+    taken[nodes] = True
+    spare_bins = np.sort(bins[~kept])
     empty = np.flatnonzero((node_keys == 0) & ~taken)
     taken[empty[len(spare_bins) :]] = True
-    return np.array(sorted(spare_bins), dtype=np.int64), np.flatnonzero(~taken)
+    return spare_bins.astype(np.int64), np.flatnonzero(~taken)
 
 
 def _max_overlap(
@@ -248,7 +250,7 @@ def _realise_target(
 ) -> tuple[Plan, tuple[Move, ...] | None]:
     """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves."""
     plan, running_target = reserve(target, current, jobs)
-    return plan, realise(state, running_target)
+    return plan, realise(state, running_target, current)
 
 
 def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, ClusterState]:
