@@ -150,6 +150,9 @@ class ClusterMachine(RuleBasedStateMachine):
             assert self.state.instance_capacity(g) == sum(f // g for f in free)
         for job, (_, nodes) in self.model.items():
             assert self.state.job_nodes(job) == tuple(nodes)
+        # the two parallel views pair every running instance's node with its size
+        pairs = sorted(zip(*self.state.instance_nodes_and_sizes(), strict=True))
+        assert pairs == sorted((n, size) for size, nodes in self.model.values() for n in nodes)
 
 
 TestClusterMachine = ClusterMachine.TestCase
