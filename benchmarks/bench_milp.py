@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from benchmarks_common import cpu_seconds
 
 import compass
 from compass import milp
+from compass.experiments.runs import cpu_seconds
 from compass.milp import Milp, Solution
 from compass.traces import synthesize
 from compass.traces import windows as W

@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from benchmarks_common import cpu_seconds, filled_stream, instance_events, load_profile
+from benchmarks_common import filled_stream, instance_events, load_profile
 from floor import check, floor_run
 
 import compass
+from compass.experiments.runs import cpu_seconds
 from compass.schedulers import create
 from compass.simulator import SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, validate_trace

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import resource
-import time
-
 import numpy as np
 import pandas as pd
 
@@ -51,13 +48,6 @@ def filled_stream(nodes: int, num_jobs: int, load: float = 0.97, swing: float = 
 def instance_events(trace: pd.DataFrame) -> int:
     """Instance arrivals plus instance departures of a trace."""
     return int(2 * trace["num_instances"].sum())
-
-
-def cpu_seconds() -> float:
-    """CPU seconds of this process and its finished children (solver processes)."""
-    own = time.process_time()
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own + children.ru_utime + children.ru_stime
 
 
 def load_profile(timeline: pd.DataFrame, start: float, end: float) -> dict[str, float]:

@@ -644,21 +644,24 @@ def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
 
 
 def _cost(res: Results) -> str:
-    ok = res.ok
-    per = ok.groupby(["trace", "scheduler"]).agg(runs=("wall_s", "size"),
-                                                 seconds=("wall_s", "sum"),
+    ok = res.ok.assign(cpu_s=res.ok["cpu_s"] if "cpu_s" in res.ok else math.nan)
+    per = ok.groupby(["trace", "scheduler"]).agg(runs=("cpu_s", "size"),
+                                                 cpu_seconds=("cpu_s", "sum"),
+                                                 wall_seconds=("wall_s", "sum"),
                                                  jobs=("jobs", "sum")).reset_index()
-    per["s per 1,000 jobs"] = 1000 * per["seconds"] / per["jobs"]
+    per["CPU s per 1,000 jobs"] = 1000 * per["cpu_seconds"] / per["jobs"]
     order = {s: i for i, s in enumerate(PAPER_SCHEDULERS)}
     per = per.sort_values(["trace", "scheduler"], key=lambda c: c.map(order).fillna(99)
                           if c.name == "scheduler" else c)
     batches = len(res.runs[["trace", "day", "seed", "eta", "cost"]].drop_duplicates())
     head = (f"{len(res.runs)} simulator runs in {batches} batches took "
-            f"{fmt(ok['wall_s'].sum())} core-seconds of simulation (notebooks, data "
-            "preparation and Snakemake's own overhead not included). Per trace and "
+            f"{fmt(ok['cpu_s'].sum())} CPU seconds of simulation (each run's process and "
+            f"solver child processes; {fmt(ok['wall_s'].sum())} wall seconds, which include "
+            "waiting for a core when runs share the machine). Notebooks, data preparation, "
+            "Python start-up and Snakemake's own overhead are not included. Per trace and "
             "scheduler:\n\n")
-    return head + markdown(per[["trace", "scheduler", "runs", "seconds", "jobs",
-                                "s per 1,000 jobs"]])
+    return head + markdown(per[["trace", "scheduler", "runs", "cpu_seconds", "wall_seconds",
+                                "jobs", "CPU s per 1,000 jobs"]])
 
 
 def _number(value: Any) -> float:

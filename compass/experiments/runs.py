@@ -14,6 +14,7 @@ timelines of their windows.
 from __future__ import annotations
 
 import math
+import resource
 import sys
 import time
 import traceback
@@ -42,11 +43,17 @@ RUN_COLUMNS = [
     "sizing", "nodes", "p_eta", "maxjob_nodes", "jobs", "afr", "ajct", "agu", "migrations",
     "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
     "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
-    "frag_blocked_s", "frag_episodes", "longest_frag_episode_s", "wall_s",
+    "frag_blocked_s", "frag_episodes", "longest_frag_episode_s", "wall_s", "cpu_s",
     "operator_moves", "afr_common", "agu_common", "common_seconds",
 ]
 #: Timeline columns a batch keeps of each run until every scheduler ran (common window).
 WINDOW_COLUMNS = ["time", "queue_len", "sif", "gpu_util"]
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (CBC's solver processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
@@ -118,7 +125,7 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
                 p_eta=size.p_eta, maxjob_nodes=size.maxjob_nodes)
     rows, timelines = [], {}
     for label, scheduler, params in run.runs():
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), cpu_seconds()
         row: dict[str, object] = {**base, "scheduler": label}
         try:
             result = simulate_window(jobs, scheduler, size.nodes, key.cost, run, params)
@@ -137,6 +144,7 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
             row.update(status="error", error=f"{type(exc).__name__}: {exc}")
             log(traceback.format_exc())
         row["wall_s"] = time.perf_counter() - started
+        row["cpu_s"] = cpu_seconds() - cpu_started
         rows.append(row)
         log(_progress_line(key, size.nodes, row))
     common = common_window_metrics(timelines, run.schedulers)
