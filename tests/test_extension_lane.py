@@ -243,3 +243,14 @@ def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
     assert OpenbConfig.from_record(cfg.record()) == cfg
     assert "compass-abs-plus" not in (*cfg.schedulers, *cfg.packing_schedulers, *cfg.baselines)
     assert OpenbConfig.from_profile({**raw, "extension": []}).extension == ()
+
+
+def test_figures_show_the_extension_last_in_its_own_colour_marker_and_name():
+    from compass import plotting as P
+
+    assert P.order(["compass-abs-plus", "sifopt", "gfs", "compass-abs"]) == [
+        "compass-abs", "gfs", "sifopt", "compass-abs-plus"]
+    assert P.display("compass-abs-plus") == "COMPASS-ABS+ (our extension)"
+    assert P._marker("compass-abs-plus") == "D" and P._marker("gfs") == "o"
+    style = P._line_style("compass-abs-plus")
+    assert style["color"] == P.COLORS["compass-abs-plus"] and style["ls"] == "-."
