@@ -211,7 +211,8 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
         if r == 0:
             ax.set_title(TRACES.get(str(group), str(group)))
     handles, labels = panels[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(names), 8), frameon=False)
+    columns = len(names) if len(names) <= 8 else -(-len(names) // 2)  # two even rows
+    fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

@@ -254,3 +254,16 @@ def test_figures_show_the_extension_last_in_its_own_colour_marker_and_name():
     assert P._marker("compass-abs-plus") == "D" and P._marker("gfs") == "o"
     style = P._line_style("compass-abs-plus")
     assert style["color"] == P.COLORS["compass-abs-plus"] and style["ls"] == "-."
+
+
+def test_a_line_grid_with_the_extension_lays_its_legend_in_two_even_rows():
+    from compass import plotting as P
+
+    names = [*PAPER_SCHEDULERS, "compass-abs-plus"]
+    means = pd.DataFrame({"scheduler": names, "metric": "ajct", "value": 1.0, "cost": 1.0,
+                          "trace": "gfs"})
+    fig = P.line_grid(means, "cost", "trace", "t", "SYNTHETIC", metrics=("ajct",))
+    assert fig.legends[0]._ncols == 5
+    paper = P.line_grid(means[means["scheduler"] != "compass-abs-plus"], "cost", "trace", "t",
+                        "SYNTHETIC", metrics=("ajct",))
+    assert paper.legends[0]._ncols == 8   # the paper's figures keep one row
