@@ -40,6 +40,7 @@ from compass.experiments.composition import (
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.extension import STRONGEST
 from compass.experiments.layout import NOTEBOOKS, TABLE1
 from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.openb import NOTEBOOK as OPENB_NOTEBOOK
@@ -905,7 +906,7 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
              f"{cfg.reference}, paired over the samples with the 95 % bootstrap interval and "
              "n (positive: ours is better; AGU and AFR as shares), and its mean migration "
              "pause per job ([" + f"{EXTENSION_TABLE}.csv]({_relative(csv, out)})).", ""]
-    goal = table[(table["against"] == "the strongest baseline")
+    goal = table[(table["against"] == STRONGEST)
                  & table["measure"].isin(["ajct lead", "agu lead"])]
     for (trace, name), part in goal.groupby(["trace", "scheduler"], sort=False):
         met = len(part) == 2 and bool((part["ci_low"] > 0).all())
@@ -915,8 +916,7 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
                      + ": " + ("both" if met else "not both") + " above zero over their "
                      "whole 95 % interval.")
     rows = [{"trace": r.trace, "scheduler": r.scheduler, "measure": r.measure,
-             "against": r.against + (f" ({r.strongest})" if r.strongest
-                                     and r.strongest != r.against else "") or "-",
+             "against": r.against or "-", "strongest": r.strongest or "-",
              "ours [95 % CI]": _with_interval(r), "n": fmt(int(r.n)), "reading": r.reading}
             for r in table.itertuples(index=False)]
     if rows:
