@@ -2,8 +2,10 @@
 
 Schedulers always appear in the same order and colour (COMPASS-ABS first, in vermillion,
 drawn thicker and on top; the six baselines in the order of section 5.4; the SIFOpt oracle
-last, grey and dashed). Axes carry units. Every figure's title names its data (SYNTHETIC or
-real) so a figure cannot be mistaken for the paper's. ``save`` writes PNG and PDF.
+grey and dashed; our extension COMPASS-ABS+, where a figure shows it, last, in purple,
+dash-dotted with diamonds, and labelled as our extension). Axes carry units. Every
+figure's title names its data (SYNTHETIC or real) so a figure cannot be mistaken for the
+paper's. ``save`` writes PNG and PDF.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import matplotlib.ticker as ticker
 import pandas as pd
 import seaborn as sns
 
-from compass.experiments.config import PAPER_SCHEDULERS
+from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
 
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
-#: Fixed order: COMPASS-ABS, the six baselines of section 5.4, the oracle.
-SCHEDULER_ORDER = PAPER_SCHEDULERS
+#: Fixed order: COMPASS-ABS, the six baselines of section 5.4, the oracle, our extension.
+SCHEDULER_ORDER = (*PAPER_SCHEDULERS, *EXTENSION_SCHEDULERS)
 #: Fixed colours (seaborn's colour-blind palette); names outside the order get the rest.
 COLORS = {
     "compass-abs": "#d55e00", "gfs": "#0173b2", "fgd": "#029e73", "cafgd": "#cc78bc",
@@ -34,6 +36,7 @@ _SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
 DISPLAY = {
     "compass-abs": "COMPASS-ABS", "gfs": "GFS", "fgd": "FGD", "cafgd": "CAFGD", "mcg": "MCG",
     "fft": "FFT", "drr": "DRR", "sifopt": "SIFOpt (oracle)",
+    "compass-abs-plus": "COMPASS-ABS+ (our extension)",
 }
 #: Axis labels with units.
 LABELS = {
@@ -78,9 +81,17 @@ def display(name: str) -> str:
     return DISPLAY.get(name, name)
 
 
+def _marker(name: str) -> str:
+    """Our extension's schedulers are diamonds, the paper's dots."""
+    return "D" if name in EXTENSION_SCHEDULERS else "o"
+
+
 def _line_style(name: str) -> dict[str, object]:
     if name == REFERENCE:
         return {"color": color(name), "lw": 2.6, "zorder": 5, "marker": "o", "ms": 5}
+    if name in EXTENSION_SCHEDULERS:
+        return {"color": color(name), "lw": 1.8, "ls": "-.", "zorder": 4, "marker": "D",
+                "ms": 4}
     dashed = "--" if name == "sifopt" else "-"
     return {"color": color(name), "lw": 1.3, "ls": dashed, "zorder": 3, "marker": ".", "ms": 4}
 
@@ -132,7 +143,8 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
             if name in values and pd.notna(values[name]):
                 big = name == REFERENCE
                 ax.scatter(values[name], y, color=color(name), s=70 if big else 30,
-                           edgecolor="black" if big else "none", zorder=5 if big else 3)
+                           marker=_marker(name), edgecolor="black" if big else "none",
+                           zorder=5 if big else 3)
         ax.set_yticks(range(len(names)), [display(n) for n in names])
         ax.invert_yaxis()
         for tick in ax.get_yticklabels():
@@ -199,7 +211,8 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
         if r == 0:
             ax.set_title(TRACES.get(str(group), str(group)))
     handles, labels = panels[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(names), 8), frameon=False)
+    columns = len(names) if len(names) <= 8 else -(-len(names) // 2)  # two even rows
+    fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig

@@ -73,8 +73,8 @@ def test_every_figure_and_table_was_written(smoke):
 
 def test_every_run_completed(smoke):
     runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
-    variants = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["variants"]
-    assert set(runs["scheduler"]) == {*SCHEDULERS, *variants}
+    raw = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    assert set(runs["scheduler"]) == {*SCHEDULERS, *raw["variants"], *raw["extension"]}
     failed = runs[runs["status"] != "ok"]
     assert failed.empty, failed[["trace", "day", "eta", "cost", "scheduler", "error"]]
     case = pd.read_csv(smoke / "results" / "smoke" / "case" / "runs.csv")
@@ -129,6 +129,34 @@ def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     for variant in variants:
         assert leads <= set(table.loc[table["variant"] == variant, "id"]), variant
     assert "## Sensitivity" in text and "mcg-backfill" in text
+
+
+def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
+    """claims.csv measured again on the same results without the extension (its rows out of
+    runs.csv and the openb tables, its key out of the profile) has the same verdicts, and
+    the report gives the lane its own section after the paper's claims."""
+    import shutil
+
+    from compass.experiments.report import write_claims
+
+    results, copy = smoke / "results" / "smoke", tmp_path / "smoke"
+    shutil.copytree(results, copy, ignore=shutil.ignore_patterns("notebooks", "logs", "runs"))
+    record = json.loads((copy / "config.json").read_text())
+    extension = record["profile"].pop("extension")
+    (copy / "config.json").write_text(json.dumps(record))
+    for table in [copy / "runs.csv", *(copy / "openb").glob("*.csv")]:
+        frame = pd.read_csv(table)
+        if "scheduler" in frame:
+            frame[~frame["scheduler"].isin(extension)].to_csv(table, index=False)
+    write_claims(copy, [ROOT / "paper" / "claims.yaml", ROOT / "paper" / "claims_openb.yaml"],
+                 ROOT / "paper" / "deviations.yaml", copy / "tables")
+    columns = ["id", "variant", "verdict", "ours", "ci_low", "ci_high", "n", "ours_text"]
+    mine, theirs = (pd.read_csv(folder / "tables" / "claims.csv")[columns]
+                    for folder in (results, copy))
+    pd.testing.assert_frame_equal(mine, theirs)
+    text = (results / "REPRODUCTION.md").read_text()
+    assert text.index("## Claims") < text.index("## Beyond the paper: COMPASS-ABS+")
+    assert (results / "tables" / "extension_leads.csv").is_file()
 
 
 def test_the_real_openb_experiments_ran_and_are_reported(smoke):

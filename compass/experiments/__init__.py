@@ -18,6 +18,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 | every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
+| beyond the paper | ``Results.with_extension``, ``extension_leads``: COMPASS-ABS+ (ours) |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
 paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
@@ -40,6 +41,7 @@ from compass.experiments.coverage import (
     top1_table,
     wcc_days,
 )
+from compass.experiments.extension import extension_leads
 from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.physical import migration_latencies, physical, physical_label
 from compass.experiments.report import claims_shown
@@ -63,6 +65,7 @@ __all__ = [
     "cost_sweep",
     "coverage_pairs",
     "eta_sweep",
+    "extension_leads",
     "leads",
     "markdown",
     "metric_means",

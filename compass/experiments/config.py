@@ -18,6 +18,9 @@ from typing import Any, Literal
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C).
 PAPER_SCHEDULERS = ("compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr", "sifopt")
+#: Our extension's schedulers, beyond the paper (docs/theory.md section 8): the profile key
+#: ``extension`` may name these only, and they never take part in a paper experiment.
+EXTENSION_SCHEDULERS = ("compass-abs-plus",)
 
 Demand = Literal["window", "support"]
 OnError = Literal["record", "raise"]
@@ -177,26 +180,36 @@ class RunSettings:
     progress: bool = False
     #: sensitivity variants: label -> {"scheduler": base, "params": its parameters}
     variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: our extension's schedulers (``EXTENSION_SCHEDULERS``), run beside the paper's
+    extension: tuple[str, ...] = ()
 
     def record(self) -> dict[str, Any]:
-        return {**asdict(self), "schedulers": list(self.schedulers),
-                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()},
-                "variants": {k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
-                             for k, v in self.variants.items()}}
+        """JSON-ready form (``from_record`` reads it back); without the extension's key when
+        it is empty, so that a profile without the lane keeps its batches' parameters."""
+        out = {**asdict(self), "schedulers": list(self.schedulers),
+               "extension": list(self.extension),
+               "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()},
+               "variants": {k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
+                            for k, v in self.variants.items()}}
+        if not self.extension:
+            del out["extension"]
+        return out
 
     def runs(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(label, registered scheduler, parameters) of every run of a batch: each scheduler
         with its ``scheduler_params``, then each variant (its base's parameters updated by
-        the variant's)."""
+        the variant's), then each extension scheduler with its ``scheduler_params``."""
         out = [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.schedulers]
         for label, v in self.variants.items():
             base = v["scheduler"]
             out.append((label, base, {**self.scheduler_params.get(base, {}), **v["params"]}))
+        out += [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.extension]
         return out
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RunSettings:
-        return cls(**{**record, "schedulers": tuple(record["schedulers"])})
+        return cls(**{**record, "schedulers": tuple(record["schedulers"]),
+                      "extension": tuple(record.get("extension", ()))})
 
 
 @dataclass(frozen=True)
@@ -226,6 +239,11 @@ class PipelineConfig:
     @property
     def variants(self) -> Mapping[str, Mapping[str, Any]]:
         return self.run.variants
+
+    @property
+    def extension(self) -> tuple[str, ...]:
+        """Our extension's schedulers that every batch also runs (none: the lane is off)."""
+        return self.run.extension
 
     def sample_seeds(self, trace: ResolvedTrace) -> tuple[int, ...]:
         """Seeds of a trace's samples: ``samples`` consecutive seeds from ``seed`` for a
@@ -324,6 +342,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         progress=bool(raw.get("progress", False)),
         variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
                   for k, v in (raw.get("variants") or {}).items()},
+        extension=_tuple(raw.get("extension") or ()),
     )
     cfg = PipelineConfig(
         profile=raw["profile"], run=run, reference=raw["reference"],
@@ -352,9 +371,15 @@ def _check_references(cfg: PipelineConfig) -> None:
             raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "
                               f"this profile runs ({list(cfg.baselines)}); run it, or drop "
                               "the variants with --config 'variants={}'")
-        if label in cfg.schedulers:
+        if label in (*cfg.schedulers, *cfg.extension):
             raise ConfigError(f"variants.{label}: the label is a scheduler of the profile; "
                               "give the variant its own name")
+    beyond = [s for s in cfg.extension if s not in EXTENSION_SCHEDULERS]
+    if beyond:
+        raise ConfigError(f"extension names {beyond}, not our extension's schedulers "
+                          f"{list(EXTENSION_SCHEDULERS)}; the paper's go under schedulers")
+    if len(set(cfg.extension)) != len(cfg.extension):
+        raise ConfigError(f"extension lists a name twice: {list(cfg.extension)}")
 
 
 def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:

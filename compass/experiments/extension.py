@@ -14,8 +14,13 @@ of the same day. The data are SYNTHETIC, and every row says so.
   against the full scheduler (the share of each mechanism, and what the bound costs).
 
 ``python -m compass.experiments.extension --out results/extension`` runs it all and writes
-CSV and Markdown. It reads no profile; the lead can wire ``goal_runs`` into the pipeline.
-COMPASS-ABS+ is never one of the paper's schedulers: nothing here feeds a paper verdict.
+CSV and Markdown. It reads no profile.
+
+In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
+batch beside the paper's (``Results.extension_runs``), and ``extension_leads`` measures
+them on the overall experiment's runs; the rule ``extension_leads`` writes that table and
+the report's section "Beyond the paper" renders it. COMPASS-ABS+ is never one of the
+paper's schedulers: nothing here feeds a paper verdict.
 """
 
 from __future__ import annotations
@@ -30,15 +35,19 @@ import numpy as np
 import pandas as pd
 
 from compass.api import simulate
-from compass.experiments.config import ResolvedTrace, TraceSpec
+from compass.experiments.aggregate import lead_intervals, ordered
+from compass.experiments.config import EXTENSION_SCHEDULERS, ResolvedTrace, TraceSpec
 from compass.experiments.data import cluster_nodes, load_days
+from compass.experiments.results import Results
 from compass.experiments.runs import diagnostics
-from compass.experiments.tables import markdown
+from compass.experiments.stats import Interval, bootstrap_mean, direction
+from compass.experiments.sweeps import overall_runs
+from compass.experiments.tables import markdown, write_table
 from compass.schedulers import create
 from compass.schedulers.compass_abs_plus import CompassAbsPlus
 
-#: Our extension's schedulers, kept apart from the paper's (config.PAPER_SCHEDULERS).
-EXTENSION_SCHEDULERS = ("compass-abs-plus",)
+#: COMPASS-ABS+, the first of our extension's schedulers (config.EXTENSION_SCHEDULERS, kept
+#: apart from config.PAPER_SCHEDULERS).
 PLUS = EXTENSION_SCHEDULERS[0]
 #: The six baselines of section 5.4 (MCG under the shared FIFO queue by default).
 BASELINES = ("gfs", "fgd", "cafgd", "mcg", "fft", "drr")
@@ -168,6 +177,96 @@ def ablation_table(runs: pd.DataFrame) -> pd.DataFrame:
     for m in ("ajct", "agu", "pause_per_job"):
         per_trace[f"{m} change"] = per_trace[m] - per_trace["trace"].map(full[m])
     return per_trace
+
+
+#: The extension's leads table's stem under the tables folder (rule ``extension_leads``).
+LEADS_TABLE = "extension_leads"
+#: Columns of that table, in order.
+LEAD_COLUMNS = ["trace", "data", "scheduler", "measure", "against", "strongest", "value",
+                "ci_low", "ci_high", "n", "relative_pct", "unit", "reading"]
+#: The measures of that table: the three metrics of section 5.5 as leads, and the pause.
+LEAD_METRICS = {"ajct": "s", "agu": "share of GPUs", "afr": "share of nodes"}
+PAUSE = "pause_per_job"
+#: What the leads over the best of the paper's baselines are against.
+STRONGEST = "the strongest baseline"
+#: How a lead's ``stats.direction`` reads.
+READINGS = {"ahead": "above zero over its whole 95 % interval",
+            "behind": "below zero over its whole 95 % interval",
+            "undecided": "not shown above zero: its 95 % interval spans zero",
+            "": "not measured: no sample where every scheduler has a value"}
+
+
+def _lead_reading(name: str, metric: str, against: str, interval: Interval) -> str:
+    """A plain sentence: whether ``name``'s lead is above zero."""
+    way = direction(interval)
+    if way.endswith("(one sample)"):
+        way = f"{way.split()[0]} on its one sample (no interval)"
+    return f"{name}'s {metric.upper()} lead over {against} is {READINGS.get(way, way)}"
+
+
+def _pause_reading(name: str, interval: Interval) -> str:
+    """A plain sentence: whether ``name``'s mean pause per job is under the goal."""
+    goal = f"the goal of {PAUSE_GOAL:g} s per job"
+    if not interval.defined:
+        side = "under" if interval.value < PAUSE_GOAL else "not under"
+        return f"{name}'s mean pause is {side} {goal} on its one sample (no interval)"
+    if interval.high < PAUSE_GOAL:
+        return f"{name}'s mean pause is under {goal} over its whole 95 % interval"
+    if interval.low >= PAUSE_GOAL:
+        return f"{name}'s mean pause is not under {goal}: its whole 95 % interval is above"
+    return f"{name}'s mean pause is not shown under {goal}: its 95 % interval spans it"
+
+
+def extension_leads(res: Results) -> pd.DataFrame:
+    """The extension's lane on the overall experiment (every sample of its traces at its
+    eta and the profile's c): per trace and extension scheduler, its lead over the
+    strongest paper baseline and over the reference (COMPASS-ABS) on AJCT, AGU and AFR,
+    paired over the samples with a 95 % bootstrap interval (``aggregate.lead_intervals``;
+    positive: the extension is better), and its mean migration pause per job with its
+    bootstrap interval (``stats.bootstrap_mean``); n samples and a plain ``reading`` each.
+    Empty (``LEAD_COLUMNS``) when the profile runs no extension."""
+    cfg, x = res.config, res.config.experiments
+    runs = overall_runs(res.with_extension())
+    rows: list[dict[str, object]] = []
+    for name in cfg.extension:
+        for against, rivals in ((STRONGEST, cfg.baselines),
+                                (cfg.reference, (cfg.reference,))):
+            leads = lead_intervals(runs, name, rivals, ["trace"], tuple(LEAD_METRICS))
+            for r in leads.itertuples(index=False):
+                interval = Interval(r.lead, r.ci_low, r.ci_high, int(r.n))
+                strongest = (r.strongest_baseline or "") if against == STRONGEST else ""
+                rows.append({"trace": r.trace, "scheduler": name, "measure": f"{r.metric} lead",
+                             "against": against, "strongest": strongest, "value": r.lead,
+                             "ci_low": r.ci_low, "ci_high": r.ci_high, "n": int(r.n),
+                             "relative_pct": r.relative_pct, "unit": LEAD_METRICS[r.metric],
+                             "reading": _lead_reading(name, r.metric, against + (
+                                 f" ({strongest})" if strongest else ""), interval)})
+        mine = runs[runs["scheduler"] == name]
+        for trace in x.overall_traces:
+            pauses = mine.loc[mine["trace"] == trace, PAUSE].dropna().to_numpy()
+            if not pauses.size:
+                continue
+            interval = bootstrap_mean(pauses)
+            rows.append({"trace": trace, "scheduler": name, "measure": "pause per job",
+                         "against": "", "strongest": "", "value": interval.value,
+                         "ci_low": interval.low, "ci_high": interval.high, "n": interval.n,
+                         "relative_pct": float("nan"), "unit": "s per job",
+                         "reading": _pause_reading(name, interval)})
+    frame = pd.DataFrame(rows, columns=LEAD_COLUMNS)
+    frame["data"] = frame["trace"].map(lambda t: res.traces[t].label)
+    return ordered(frame, "trace", x.overall_traces)
+
+
+def write_extension_leads(results: str | Path, tables: str | Path) -> list[Path]:
+    """Rule ``extension_leads``: ``extension_leads`` of a results folder as
+    ``<tables>/extension_leads.{csv,md}``, captioned with its data."""
+    res = Results.load(results)
+    x = res.config.experiments
+    caption = (f"Beyond the paper: {', '.join(res.config.extension)} (our extension, not the "
+               "paper's) against the strongest paper baseline and COMPASS-ABS, paired over "
+               f"the samples, η = {x.overall_eta:g}, c = {res.config.migration_cost:g} s. "
+               f"{res.label(x.overall_traces)}")
+    return write_table(extension_leads(res), tables, LEADS_TABLE, caption)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

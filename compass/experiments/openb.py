@@ -84,7 +84,9 @@ class PackingConfig:
 
 @dataclass(frozen=True)
 class OpenbConfig:
-    """The profile's ``openb`` block (config/quick.yaml; docs/pipeline.md)."""
+    """The profile's ``openb`` block (config/quick.yaml; docs/pipeline.md), and the profile's
+    ``extension``: our extension's schedulers, replayed and packed after the block's own
+    (never a reference or a baseline: no openb lead or verdict uses them)."""
 
     reference: str
     baselines: tuple[str, ...]
@@ -92,16 +94,18 @@ class OpenbConfig:
     packing_schedulers: tuple[str, ...]
     replay: ReplayConfig
     packing: PackingConfig
+    extension: tuple[str, ...] = ()
 
     @classmethod
     def from_profile(cls, raw: Mapping[str, Any]) -> OpenbConfig | None:
-        """The block of a profile dict (reference and baselines are the profile's), or None
-        when the profile has none."""
+        """The block of a profile dict (reference, baselines and extension are the
+        profile's), or None when the profile has none."""
         block = raw.get("openb")
         if block is None:
             return None
         return cls.from_record({**block, "reference": raw["reference"],
-                                "baselines": raw["baselines"]})
+                                "baselines": raw["baselines"],
+                                "extension": raw.get("extension") or []})
 
     def record(self) -> dict[str, Any]:
         """JSON-ready form (the rules' params)."""
@@ -123,7 +127,7 @@ class OpenbConfig:
         packing = {**record["packing"], "variants": dict(record["packing"]["variants"])}
         return cls(record["reference"], tuple(record["baselines"]), tuple(record["schedulers"]),
                    tuple(record["packing_schedulers"]), ReplayConfig(**record["replay"]),
-                   PackingConfig(**packing))
+                   PackingConfig(**packing), tuple(record.get("extension", ())))
 
 
 def openb_dir(results: str | Path) -> Path:
@@ -235,7 +239,7 @@ def replay(cfg: OpenbConfig, log: Callable[[str], None] = print
             "p_eta": size.p_eta, "whole_span_nodes": W.cluster_size(frame, spec.eta).nodes,
             "migration_cost": spec.migration_cost, "report": _report_record(report)}
     runs, days = [], []
-    for scheduler in cfg.schedulers:
+    for scheduler in (*cfg.schedulers, *cfg.extension):
         started = time.process_time()
         row: dict[str, Any] = {"scheduler": scheduler, "nodes": size.nodes, "pods": len(frame)}
         try:
@@ -300,7 +304,7 @@ def packing(cfg: OpenbConfig, log: Callable[[str], None] = print
                                      "report": _report_record(report)}
         for seed in range(spec.seeds):
             order = np.random.default_rng([seed, index]).permutation(gpus.size)
-            for scheduler in cfg.packing_schedulers:
+            for scheduler in (*cfg.packing_schedulers, *cfg.extension):
                 base = {"variant": variant, "multi_gpu_share": share, "seed": seed,
                         "scheduler": scheduler}
                 run = pack(gpus[order], create(scheduler, seed=seed), nodes)
@@ -309,7 +313,8 @@ def packing(cfg: OpenbConfig, log: Callable[[str], None] = print
                     rows.append({**base, "stage": stage, "rejected": run.rejected,
                                  "repacks": run.repacks, "moves": run.moves,
                                  **({} if snap is None else asdict(snap))})
-        log(f"openb packing {variant}: {spec.seeds} seeds x {len(cfg.packing_schedulers)} "
+        log(f"openb packing {variant}: {spec.seeds} seeds x "
+            f"{len(cfg.packing_schedulers) + len(cfg.extension)} "
             f"schedulers on {nodes} nodes")
     return pd.DataFrame(rows), meta
 

@@ -39,6 +39,8 @@ from compass.experiments.composition import (
 )
 from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
 from compass.experiments.coverage import coverage_pairs
+from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.extension import STRONGEST
 from compass.experiments.layout import NOTEBOOKS, TABLE1
 from compass.experiments.migrations import migrations_by_operator, operator_shares
 from compass.experiments.openb import NOTEBOOK as OPENB_NOTEBOOK
@@ -46,7 +48,7 @@ from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.openb import PRODUCTS as OPENB_PRODUCTS
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.stats import Interval
+from compass.experiments.stats import Interval, direction
 from compass.experiments.sweeps import (
     cost_runs,
     cost_sweep,
@@ -671,20 +673,6 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def direction(interval: Interval | None) -> str:
-    """Whether a lead's interval lies above zero (``ahead``: the reference is better), below
-    it (``behind``), or admits both (``undecided``); one sample gives the sign alone, marked
-    so; "" for a value that is not a lead."""
-    if interval is None or math.isnan(interval.value):
-        return ""
-    if not interval.defined:
-        return ("ahead" if interval.value > 0 else "behind" if interval.value < 0
-                else "tied") + " (one sample)"
-    if interval.low > 0:
-        return "ahead"
-    return "behind" if interval.high < 0 else "undecided"
-
-
 def experiments_behind(claim: Claim) -> list[str]:
     """The experiments that explain a claim's value beyond its own measure (issue 12, item 6):
     the baseline variants for a comparison, the common window for an AFR or AGU lead, the
@@ -899,6 +887,61 @@ def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
     return lines
 
 
+def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
+    """Our extension's own section, after the paper's claims and apart from them: the table
+    the rule ``extension_leads`` wrote (``extension.extension_leads``), a line per trace on
+    the issue's goal (the AJCT and AGU leads over the strongest baseline above zero, with
+    intervals), and the lane's failed runs and cost. Nothing when the profile runs none."""
+    cfg = res.config
+    if not cfg.extension:
+        return []
+    csv = tables / f"{EXTENSION_TABLE}.csv"
+    table = pd.read_csv(csv).fillna({"against": "", "strongest": ""})
+    x, runs = cfg.experiments, res.extension_runs
+    names = ", ".join(f"`{s}`" for s in cfg.extension)
+    lines = ["## Beyond the paper: COMPASS-ABS+ (our extension)", "",
+             f"{names} is our own extension beyond the paper (docs/theory.md, section 8), not "
+             "one of its schedulers. Every batch runs it beside the paper's schedulers (profile "
+             "key `extension`) on the same samples, eta, c and seeds; no claim above, no "
+             "verdict and no paper lead uses its runs. On the overall experiment's samples "
+             f"(eta = {x.overall_eta:g}, c = {cfg.migration_cost:g} s): its lead over the "
+             f"strongest paper baseline ({', '.join(cfg.baselines)}) and over "
+             f"{cfg.reference}, paired over the samples with the 95 % bootstrap interval and "
+             "n (positive: ours is better; AGU and AFR as shares), and its mean migration "
+             "pause per job ([" + f"{EXTENSION_TABLE}.csv]({_relative(csv, out)})).", ""]
+    goal = table[(table["against"] == STRONGEST)
+                 & table["measure"].isin(["ajct lead", "agu lead"])]
+    for (trace, name), part in goal.groupby(["trace", "scheduler"], sort=False):
+        met = len(part) == 2 and bool((part["ci_low"] > 0).all())
+        lines.append(f"- **{trace}** ({part['data'].iloc[0]}), {name}: "
+                     + ", ".join(f"{r.measure.split()[0].upper()} lead {_with_interval(r)} "
+                                 f"over {r.strongest}" for r in part.itertuples())
+                     + ": " + ("both" if met else "not both") + " above zero over their "
+                     "whole 95 % interval.")
+    rows = [{"trace": r.trace, "scheduler": r.scheduler, "measure": r.measure,
+             "against": r.against or "-", "strongest": r.strongest or "-",
+             "ours [95 % CI]": _with_interval(r), "n": fmt(int(r.n)), "reading": r.reading}
+            for r in table.itertuples(index=False)]
+    if rows:
+        columns = list(rows[0])
+        lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+                  *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows]]
+    failed = runs[runs["status"] != "ok"]
+    batches = len(runs[["trace", "day", "seed", "eta", "cost"]].drop_duplicates())
+    lines += ["", f"Its {len(runs)} runs in {batches} batches took "
+              f"{fmt(float(runs['wall_s'].sum()))} core-seconds of simulation"
+              + (f"; {len(failed)} raised and are left out ("
+                 + ", ".join(sorted(set(failed["error"]))) + ")." if len(failed) else ".")
+              + " They are not in the section \"Cost\" above.", ""]
+    return lines
+
+
+def _with_interval(row: Any) -> str:
+    """A row of the extension's table as "value [low, high] unit" (no interval: the value)."""
+    span = f" [{fmt(row.ci_low)}, {fmt(row.ci_high)}]" if pd.notna(row.ci_low) else ""
+    return f"{fmt(row.value)}{span} {row.unit}"
+
+
 def _header(res: Results) -> list[str]:
     """Title, profile, and what data every number comes from."""
     cfg = res.config
@@ -960,6 +1003,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
               for d in deviations] or ["None recorded."]
     lines += ["", "## How each value is measured", "",
-              *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res)]
+              *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res),
+              *_extension_section(res, Path(tables), out)]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")

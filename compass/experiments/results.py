@@ -3,7 +3,10 @@
 Notebooks and the report start from ``Results.load("results/<profile>")``; the experiment
 functions take it and return tidy DataFrames. The runs of the sensitivity variants (profile
 key ``variants``) are kept apart, in ``variant_runs``: no experiment sees them unless it asks
-for ``with_variant``, the same results with one baseline's runs replaced by a variant's.
+for ``with_variant``, the same results with one baseline's runs replaced by a variant's. So
+are the runs of our extension's schedulers (profile key ``extension``), in
+``extension_runs``: ``with_extension`` adds them to the paper's, for the figures that show
+them beside the paper's schedulers and the report's section "Beyond the paper".
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ class Results:
     runs: pd.DataFrame
     #: the sensitivity variants' runs (``scheduler`` is the variant's label)
     variant_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: our extension's runs (``scheduler`` is one of the profile's ``extension``)
+    extension_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def load(cls, root: str | Path) -> Results:
@@ -38,8 +43,9 @@ class Results:
         runs = pd.read_csv(layout.runs, dtype={"error": str})
         runs["error"] = runs["error"].fillna("")
         variant = runs["scheduler"].isin(list(cfg.variants))
-        return cls(layout, cfg, traces, runs[~variant].reset_index(drop=True),
-                   runs[variant].reset_index(drop=True))
+        extension = runs["scheduler"].isin(list(cfg.extension))
+        return cls(layout, cfg, traces, runs[~variant & ~extension].reset_index(drop=True),
+                   runs[variant].reset_index(drop=True), runs[extension].reset_index(drop=True))
 
     def with_variant(self, label: str) -> Results:
         """These results with the variant's base scheduler's runs replaced by the variant's,
@@ -49,6 +55,15 @@ class Results:
             scheduler=base)
         runs = pd.concat([self.runs[self.runs["scheduler"] != base], swapped],
                          ignore_index=True)
+        return replace(self, runs=runs)
+
+    def with_extension(self) -> Results:
+        """These results with our extension's runs beside the paper's schedulers' (every
+        experiment then measures them too; the claims never use this); these results
+        themselves when the profile runs no extension."""
+        if self.extension_runs.empty:
+            return self
+        runs = pd.concat([self.runs, self.extension_runs], ignore_index=True)
         return replace(self, runs=runs)
 
     @property

@@ -103,3 +103,17 @@ def paired_lead(reference: np.ndarray, baselines: np.ndarray, lower_is_better: b
         stats = diff[idx].mean(axis=1).min(axis=1)
         interval = Interval(value, *_percentiles(stats, level), int(ref.size), level)
     return Lead(interval, strongest, float(base[:, strongest].mean()))
+
+
+def direction(interval: Interval | None) -> str:
+    """Whether a lead's interval lies above zero (``ahead``: the reference is better), below
+    it (``behind``), or admits both (``undecided``); one sample gives the sign alone, marked
+    so; "" for a value that is not a lead."""
+    if interval is None or math.isnan(interval.value):
+        return ""
+    if not interval.defined:
+        return ("ahead" if interval.value > 0 else "behind" if interval.value < 0
+                else "tied") + " (one sample)"
+    if interval.low > 0:
+        return "ahead"
+    return "behind" if interval.high < 0 else "undecided"

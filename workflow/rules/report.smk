@@ -1,5 +1,10 @@
 # The claims table (every claim of paper/claims.yaml beside the value this run measured, with
-# its interval and verdict), then the report that renders it.
+# its interval and verdict), our extension's table (profile key `extension`; none without
+# it), then the report that renders both, the extension in its own section.
+
+from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+
+EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
 
 
 rule claims:
@@ -25,6 +30,24 @@ rule claims:
         "../scripts/claims.py"
 
 
+if EXTENSION_FILES:
+
+    rule extension_leads:
+        input:
+            config=L.config,
+            runs=L.runs,
+        output:
+            reported(EXTENSION_FILES, "Beyond the paper: COMPASS-ABS+"),
+        log:
+            L.log("extension_leads"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        script:
+            "../scripts/extension_leads.py"
+
+
 rule report:
     input:
         claims=BASE / "paper" / "claims.yaml",
@@ -32,6 +55,7 @@ rule report:
         config=L.config,
         runs=L.runs,
         table=CLAIMS_FILES,
+        extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
         openb=OPENB_TARGETS,  # workflow/rules/openb.smk
