@@ -3,7 +3,6 @@ known answers, and the extension's place beside the paper's schedulers."""
 
 import itertools
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -43,13 +42,6 @@ def test_goal_table_pairs_each_seed_with_its_best_baseline():
     assert row["agu lead"] == pytest.approx((0.05 - 0.01) / 2)   # drr's AGU is 0.55
     assert row["ajct lead low"] == pytest.approx(-10) and row["ajct lead high"] == pytest.approx(10)
     assert row["pause goal met"] and row["ajct " + E.PLUS] == pytest.approx(100)
-
-
-def test_bootstrap_interval_of_constant_and_spread_values():
-    assert E.bootstrap_interval(np.array([3.0, 3.0, 3.0])) == (3.0, 3.0)
-    assert E.bootstrap_interval(np.array([5.0])) == (5.0, 5.0)
-    low, high = E.bootstrap_interval(np.arange(100.0), resamples=4000)
-    assert low < 49.5 < high and high - low == pytest.approx(2 * 1.96 * 28.87 / 10, rel=0.15)
 
 
 def test_ablation_table_reports_each_variants_change():

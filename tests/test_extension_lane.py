@@ -120,7 +120,7 @@ def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
                 continue  # after the draws: both folders share every other value
             rows.append({"trace": key.trace, "day": key.day, "seed": key.seed, "eta": key.eta,
                          "cost": key.cost, "scheduler": label, "status": "ok", "error": "",
-                         "nodes": 10, "jobs": 50, "max_nsif_wcc": 1.0, "wall_s": 0.1,
+                         "nodes": 10, "jobs": 50, "max_nsif_wcc": 1.0, "wall_s": 0.1, "cpu_s": 0.1,
                          "migrations_per_job": 0.1, **values})
     runs = pd.DataFrame(rows).reindex(columns=RUN_COLUMNS)
     layout = Layout(folder)
@@ -213,7 +213,7 @@ def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results,
            "10.0] s | 4 |" in text
     assert "| gfs | compass-abs-plus | ajct lead | compass-abs | - |" in text
     batches = len(smoke_results.extension_runs)   # one run of the extension per batch
-    assert f"Its {batches} runs in {batches} batches took 2.00 core-seconds" in text
+    assert f"Its {batches} runs in {batches} batches took 2.00 CPU seconds" in text
     bare = Results(smoke_results.layout, parse_config(
         {k: v for k, v in smoke_results.config.raw.items() if k != "extension"}),
         smoke_results.traces, smoke_results.runs)

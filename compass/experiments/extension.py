@@ -31,7 +31,6 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from compass.api import simulate
@@ -147,23 +146,13 @@ def goal_table(runs: pd.DataFrame, baselines: Sequence[str] = BASELINES,
         ajct_lead = by["ajct"][list(baselines)].min(axis=1) - by["ajct"][PLUS]
         agu_lead = by["agu"][PLUS] - by["agu"][list(baselines)].max(axis=1)
         for name, lead in (("ajct lead", ajct_lead), ("agu lead", agu_lead)):
-            low, high = bootstrap_interval(lead.to_numpy(), resamples)
-            row.update({name: lead.mean(), f"{name} low": low, f"{name} high": high,
+            interval = bootstrap_mean(lead.to_numpy(), resamples=resamples)
+            row.update({name: interval.value, f"{name} low": interval.low,
+                        f"{name} high": interval.high,
                         f"{name} >= 0 on every seed": bool((lead >= 0).all())})
         row["pause goal met"] = bool(by["pause_per_job"][PLUS].mean() < PAUSE_GOAL)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def bootstrap_interval(values: np.ndarray, resamples: int = 2000, seed: int = 0
-                       ) -> tuple[float, float]:
-    """95 % percentile bootstrap interval of the mean (one value: that value twice)."""
-    values = np.asarray(values, dtype=float)
-    if len(values) < 2:
-        return float(values.mean()), float(values.mean())
-    rng = np.random.default_rng(seed)
-    means = rng.choice(values, size=(resamples, len(values))).mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def ablation_table(runs: pd.DataFrame) -> pd.DataFrame:

@@ -928,8 +928,9 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
                   *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows]]
     failed = runs[runs["status"] != "ok"]
     batches = len(runs[["trace", "day", "seed", "eta", "cost"]].drop_duplicates())
+    cpu = float(runs["cpu_s"].sum()) if "cpu_s" in runs else math.nan
     lines += ["", f"Its {len(runs)} runs in {batches} batches took "
-              f"{fmt(float(runs['wall_s'].sum()))} core-seconds of simulation"
+              f"{fmt(cpu)} CPU seconds of simulation"
               + (f"; {len(failed)} raised and are left out ("
                  + ", ".join(sorted(set(failed["error"]))) + ")." if len(failed) else ".")
               + " They are not in the section \"Cost\" above.", ""]
