@@ -5,7 +5,8 @@
     snakemake --cores 8 --configfile config/medium.yaml    # reviewers: under an hour
     snakemake --cores all --configfile config/smoke.yaml   # CI smoke run
 
-Simulator batches (one per trace-day x seed x eta x c, every scheduler) -> results/<profile>/runs.csv
+Simulator batches (one per trace-day x seed x eta x c, every scheduler; one job per trace-day x
+seed runs all its batches) -> results/<profile>/runs.csv
 -> one papermill notebook per experiment -> figures, tables -> paper/REPRODUCTION.md.
 """
 

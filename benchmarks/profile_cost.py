@@ -5,9 +5,13 @@ measured runs of a results folder (``runs.csv``: each run's ``wall_s``, the seco
 took in its own one-core Snakemake job), turns them into a cost per replayed job for each
 (trace, scheduler or variant), draws the target profile's batches (its grid: every (trace,
 day, seed, eta, c)) to count their jobs, and sums cost x jobs over every run of every batch.
-It prints the estimate in core-seconds and as wall time on a given number of cores, labelled
-as an extrapolation: simulation only (no notebooks, start-up or case study), at the measured
-machine's speed. Synthetic days are drawn (a second each), so this needs no real trace.
+To that it adds the start-up of each of the target's groups (one Snakemake job per sample,
+rule ``simulate``): the median of the start-ups the folder's simulate logs measured (CPU
+before the first batch: Python, imports, the day's jobs; Snakemake's own bookkeeping of a job
+is not in it). It prints the estimate in core-seconds and as wall time on a given number of
+cores, labelled as an extrapolation: simulation and start-up only (no notebooks or case
+study), at the measured machine's speed. Synthetic days are drawn, so this needs no real
+trace.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import pandas as pd
 import yaml
 
 from compass.experiments.data import load_days
-from compass.experiments.pipeline import Plan, make_plan
+from compass.experiments.layout import Layout
+from compass.experiments.pipeline import STARTUP, Plan, make_plan
 from compass.experiments.results import Results
 
 
@@ -30,6 +35,15 @@ def cost_per_job(results: Path) -> pd.Series:
     ok = runs[runs["status"] == "ok"]
     sums = ok.groupby(["trace", "scheduler"])[["wall_s", "jobs"]].sum()
     return sums["wall_s"] / sums["jobs"]
+
+
+def startup_per_group(results: Path) -> float | None:
+    """Median start-up of a group (CPU-seconds) over a folder's simulate logs; None where the
+    logs hold none (a folder from before the groups)."""
+    logs = (Layout(results).logs / "simulate").rglob("*.log")
+    found = [float(m.group(1)) for log in logs
+             if (m := STARTUP.search(log.read_text()))]
+    return float(pd.Series(found).median()) if found else None
 
 
 def batch_jobs(plan: Plan) -> pd.DataFrame:
@@ -45,10 +59,9 @@ def batch_jobs(plan: Plan) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def estimate(results: Path, profile: Path) -> pd.DataFrame:
+def estimate(results: Path, plan: Plan) -> pd.DataFrame:
     """Core-seconds per (trace, scheduler) of the target profile's batches."""
     rate = cost_per_job(results)
-    plan = make_plan(yaml.safe_load(profile.read_text()))
     batches = batch_jobs(plan)
     names = [label for label, _, _ in plan.config.run.runs()]
     rows = []
@@ -67,16 +80,28 @@ def main() -> None:
     parser.add_argument("results", type=Path, help="a measured results folder (runs.csv)")
     parser.add_argument("profile", type=Path, help="the profile to estimate (config/*.yaml)")
     parser.add_argument("--cores", type=int, default=8)
+    parser.add_argument("--startup-from", type=Path, default=None,
+                        help="a results folder whose simulate logs give the start-up per group "
+                             "(default: the measured folder)")
     args = parser.parse_args()
-    table = estimate(args.results, args.profile)
+    plan = make_plan(yaml.safe_load(args.profile.read_text()))
+    table = estimate(args.results, plan)
     missing = table[table["core_s"].isna()]
-    total = float(table["core_s"].sum())
+    simulation = float(table["core_s"].sum())
+    startup_from = args.startup_from or args.results
+    per_group = startup_per_group(startup_from)
+    startup = len(plan.groups) * (per_group or 0.0)
+    total = simulation + startup
     print(table.groupby("trace")[["batches", "jobs"]].first().to_string())
     print(table.groupby("scheduler")["core_s"].sum().sort_values(ascending=False).round(0)
           .to_string())
-    print(f"EXTRAPOLATED simulation cost of {args.profile}: {total:,.0f} core-seconds, "
-          f"{total / args.cores / 60:,.1f} min on {args.cores} cores (rates measured in "
-          f"{args.results}; notebooks, start-up and the case study not included)")
+    print(f"start-up: {len(plan.groups):,} groups x " + (
+        f"{per_group:.2f} CPU-s = {startup:,.0f} core-seconds" if per_group is not None
+        else f"unknown (no start-up in the logs of {startup_from}), not included"))
+    print(f"EXTRAPOLATED cost of {args.profile}: {simulation:,.0f} core-seconds of simulation "
+          f"+ {startup:,.0f} of start-up = {total:,.0f}, {total / args.cores / 60:,.1f} min on "
+          f"{args.cores} cores (rates measured in {args.results}, start-up in {startup_from}; "
+          f"notebooks, Snakemake's own work and the case study not included)")
     if len(missing):
         print("no measured rate for: " + ", ".join(
             f"{t}/{s}" for t, s in missing[["trace", "scheduler"]].itertuples(index=False)))

@@ -81,3 +81,30 @@ def test_importing_the_schedulers_loads_no_upper_layer() -> None:
                          check=True).stdout.split()
     assert "compass.schedulers.drr" in out
     assert not upward(set(out)), upward(set(out))
+
+
+def test_a_simulator_batch_does_not_load_the_report_or_the_experiments() -> None:
+    """``compass.experiments`` imports its modules on first use (PEP 562): the batch entry
+    (``compass.experiments.pipeline``) loads neither the report nor the openb readers."""
+    code = ("import sys, compass.experiments.pipeline; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('compass.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert "compass.experiments.runs" in out
+    loaded = {"compass.experiments.report", "compass.experiments.openb",
+              "compass.experiments.sweeps"} & set(out)
+    assert not loaded, loaded
+
+
+def test_every_public_name_of_the_experiments_is_what_it_names() -> None:
+    """Each name of ``compass.experiments.__all__`` resolves to its object, not to a module,
+    whether or not the module of the same name was imported first (``composition``,
+    ``physical``); submodules resolve by attribute too."""
+    code = ("import types, compass.experiments.composition, compass.experiments.physical; "
+            "from compass import experiments as X; "
+            "bad = [n for n in X.__all__ if isinstance(getattr(X, n), types.ModuleType)]; "
+            "assert not bad, bad; assert X.openb.__name__ == 'compass.experiments.openb'; "
+            "from compass.experiments import Results, composition; print(composition.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["composition"]

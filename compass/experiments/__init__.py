@@ -24,65 +24,52 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
 """
 
-from compass.experiments.aggregate import METRICS, leads, metric_means, top1, wide
-from compass.experiments.case_study import (
-    AbsentWindow,
-    CaseStudy,
-    CaseWindow,
-    case_head_blocking,
-    case_summary,
-)
-from compass.experiments.classes import table1
-from compass.experiments.composition import composition, composition_days
-from compass.experiments.coverage import (
-    BUCKETS,
-    coverage_pairs,
-    rho_bucket,
-    top1_table,
-    wcc_days,
-)
-from compass.experiments.extension import extension_leads
-from compass.experiments.migrations import migrations_by_operator, operator_shares
-from compass.experiments.physical import migration_latencies, physical, physical_label
-from compass.experiments.report import claims_shown
-from compass.experiments.results import Results
-from compass.experiments.sweeps import cost_sweep, eta_sweep, overall, overall_leads
-from compass.experiments.tables import markdown, write_table
-from compass.experiments.windows import metric_windows, window_leads
+from __future__ import annotations
 
-__all__ = [
-    "BUCKETS",
-    "METRICS",
-    "AbsentWindow",
-    "CaseStudy",
-    "CaseWindow",
-    "Results",
-    "case_head_blocking",
-    "case_summary",
-    "claims_shown",
-    "composition",
-    "composition_days",
-    "cost_sweep",
-    "coverage_pairs",
-    "eta_sweep",
-    "extension_leads",
-    "leads",
-    "markdown",
-    "metric_means",
-    "metric_windows",
-    "migration_latencies",
-    "migrations_by_operator",
-    "operator_shares",
-    "overall",
-    "overall_leads",
-    "physical",
-    "physical_label",
-    "rho_bucket",
-    "table1",
-    "top1",
-    "top1_table",
-    "wcc_days",
-    "wide",
-    "window_leads",
-    "write_table",
-]
+import importlib
+import importlib.util
+from typing import Any
+
+# Functions named as their module, imported now: a later import of the module sets the
+# package's attribute of that name to the module, which would hide a function bound lazily.
+from compass.experiments.composition import composition as composition
+from compass.experiments.physical import physical as physical
+
+#: The module each public name lives in. They are imported on first use (PEP 562), so that a
+#: step importing one module (a simulator batch: ``compass.experiments.runs``) does not load
+#: every experiment, the report and the openb readers with it.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "aggregate": ("METRICS", "leads", "metric_means", "top1", "wide"),
+    "case_study": ("AbsentWindow", "CaseStudy", "CaseWindow", "case_head_blocking",
+                   "case_summary"),
+    "classes": ("table1",),
+    "composition": ("composition_days",),
+    "coverage": ("BUCKETS", "coverage_pairs", "rho_bucket", "top1_table", "wcc_days"),
+    "extension": ("extension_leads",),
+    "migrations": ("migrations_by_operator", "operator_shares"),
+    "physical": ("migration_latencies", "physical_label"),
+    "report": ("claims_shown",),
+    "results": ("Results",),
+    "sweeps": ("cost_sweep", "eta_sweep", "overall", "overall_leads"),
+    "tables": ("markdown", "write_table"),
+    "windows": ("metric_windows", "window_leads"),
+}
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted([*_WHERE, "composition", "physical"])
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (``X.overall``), imported from its module on first use, or a submodule
+    (``X.openb``), imported on first use."""
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

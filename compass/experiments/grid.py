@@ -1,14 +1,16 @@
 """The run grid: every (trace, day, seed, eta, c) batch that the experiments of section 6 need.
 
 One batch replays one sample (a day window; on a SYNTHETIC trace, drawn with one seed) at
-one eta and one migration cost c under every configured scheduler (one Snakemake job, one
-CSV of one row per scheduler). Experiments share batches:
+one eta and one migration cost c under every configured scheduler (one row per scheduler).
+Experiments share batches:
 Fig. 1's GFS days at eta 0.90 are also Fig. 2's middle point and Table 3's (day, 0.90) pairs.
+The batches of one sample form a group, one Snakemake job and one CSV: the day is drawn (or
+read) once and Python's start-up paid once for all its etas and costs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,16 +30,37 @@ class RunKey:
     seed: int = 0
 
     @property
+    def group(self) -> RunGroup:
+        """The group (Snakemake job) this batch runs in: its sample."""
+        return RunGroup(self.trace, self.day, self.seed)
+
+
+@dataclass(frozen=True, order=True)
+class RunGroup:
+    """One Snakemake job of rule ``simulate``: every batch of one sample (a trace's day
+    window drawn with ``seed``), each eta and migration cost the experiments replay it at."""
+
+    trace: str
+    day: int
+    seed: int
+
+    @property
     def wildcards(self) -> dict[str, str]:
-        """The Snakemake wildcards of this batch (numbers written with ``:g``)."""
-        return {"trace": self.trace, "day": str(self.day), "eta": f"{self.eta:g}",
-                "cost": f"{self.cost:g}", "seed": str(self.seed)}
+        """The Snakemake wildcards of this group."""
+        return {"trace": self.trace, "day": str(self.day), "seed": str(self.seed)}
 
     def path(self, results: Path) -> Path:
-        """The batch's CSV under the profile's results folder."""
-        w = self.wildcards
-        return results / "runs" / w["trace"] / f"eta{w['eta']}" / f"c{w['cost']}" / \
-            f"day{w['day']}_s{w['seed']}.csv"
+        """The group's CSV (the rows of all its batches) under the profile's results folder."""
+        return results / "runs" / self.trace / f"day{self.day}_s{self.seed}.csv"
+
+
+def group_grid(grid: Iterable[RunKey]) -> dict[RunGroup, list[RunKey]]:
+    """The batches of each group, groups and their batches in the order of the sorted keys
+    (a group's batches by eta, then cost)."""
+    groups: dict[RunGroup, list[RunKey]] = {}
+    for key in sorted(grid, key=lambda k: (k.group, k)):
+        groups.setdefault(key.group, []).append(key)
+    return groups
 
 
 def _subset(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, ...]:

@@ -106,9 +106,14 @@ class Layout:
     def notebook(self, name: str) -> Path:
         return self.root / "notebooks" / f"{name}.ipynb"
 
+    @property
+    def logs(self) -> Path:
+        """The folder of every step's log."""
+        return self.root / "logs"
+
     def log(self, step: str) -> Path:
         """A step's log file (its stderr); ``step`` may hold wildcards and subfolders."""
-        return self.root / "logs" / f"{step}.log"
+        return self.logs / f"{step}.log"
 
 
 def figure_files(figures: Path, stem: str) -> list[Path]:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
+import sys
+import time
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, redirect_stderr
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +37,7 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.data import load_days, resolve_trace
-from compass.experiments.grid import RunKey, etas_of, run_grid
+from compass.experiments.grid import RunGroup, RunKey, etas_of, group_grid, run_grid
 from compass.experiments.layout import (
     NOTEBOOKS,
     PHYSICAL_TABLE,
@@ -48,6 +52,9 @@ from compass.schedulers import available
 
 #: What the physical runs import (the ``runtime`` extra).
 RUNTIME_MODULES = ("ray", "torch")
+#: The line of a simulate log that gives the group's start-up, CPU-seconds of the job's
+#: process before its first batch: Python, Snakemake's preamble, imports, the day's jobs.
+STARTUP = re.compile(r"start-up (\d+\.\d+) CPU-s")
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,16 @@ class Plan:
     def record(self) -> dict[str, Any]:
         """What ``config.json`` holds."""
         return config_record(self.config, self.traces)
+
+    @cached_property
+    def groups(self) -> dict[RunGroup, list[RunKey]]:
+        """The grid's batches by group, one ``simulate`` job each."""
+        return group_grid(self.grid)
+
+    def group_batches(self, wildcards: Mapping[str, str]) -> str:
+        """The (eta, c) of each batch of a group, as rule ``simulate`` takes them (JSON, a
+        parameter: another eta or c for the sample redoes its group)."""
+        return dump([[key.eta, key.cost] for key in self.groups[_group(wildcards)]])
 
     def etas(self, trace: str) -> list[float]:
         return list(etas_of(self.config, trace))
@@ -164,21 +181,34 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     return Plan(cfg, traces, run_grid(cfg, traces), runtime)
 
 
-def simulate_batch(key: Mapping[str, Any], trace: Mapping[str, Any],
-                   run: Mapping[str, Any], canonical: Sequence[str], out: str) -> None:
-    """Rule ``simulate``: one (trace, day, seed, eta, c) batch under every scheduler -> CSV."""
-    rk = RunKey(key["trace"], int(key["day"]), float(key["eta"]), float(key["cost"]),
-                int(key["seed"]))
+def simulate_group(group: Mapping[str, str], batches: Sequence[Sequence[float]],
+                   trace: Mapping[str, Any], run: Mapping[str, Any],
+                   canonical: Sequence[str], out: str) -> None:
+    """Rule ``simulate``: every (eta, c) batch of one sample (trace, day, seed) under every
+    scheduler -> one CSV. The day's jobs are drawn (or read) once for all batches; the log
+    gets the start-up and a line per batch. The CSV is written once all batches are done."""
+    sample = _group(group)
     resolved = ResolvedTrace.from_record(trace)
-    settings = replace(RunSettings.from_record(run), seed=rk.seed)
-    jobs = load_days(resolved, rk.seed, [rk.day], _one(canonical))[rk.day]
-    run_batch(jobs, rk, resolved, settings).to_csv(out, index=False)
+    settings = replace(RunSettings.from_record(run), seed=sample.seed)
+    jobs = load_days(resolved, sample.seed, [sample.day], _one(canonical))[sample.day]
+    head = f"{sample.trace} day {sample.day} seed {sample.seed}"
+    _say(f"{head}: {len(batches)} batches, start-up {time.process_time():.2f} CPU-s")
+    frames = []
+    for i, (eta, cost) in enumerate(batches, 1):
+        started = time.process_time()
+        key = RunKey(sample.trace, sample.day, float(eta), float(cost), sample.seed)
+        frames.append(run_batch(jobs, key, resolved, settings))
+        _say(f"{head}: batch {i} of {len(batches)} (eta {key.eta:g}, c {key.cost:g}) done in "
+             f"{time.process_time() - started:.1f} CPU-s")
+    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
 
 
 def collect_runs(paths: Sequence[str], out: str) -> None:
-    """Rule ``collect``: every batch in one tidy table."""
-    frames = [pd.read_csv(p) for p in paths]
-    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
+    """Rule ``collect``: every batch in one tidy table, rows in batch order (trace, day, eta,
+    c, seed; a batch's schedulers in the profile's order), whatever the groups."""
+    frame = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    frame.sort_values(["trace", "day", "eta", "cost", "seed"], kind="stable").to_csv(
+        out, index=False)
 
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],
@@ -233,6 +263,14 @@ def logged(path: str | Path) -> Iterator[None]:
         except BaseException:
             traceback.print_exc()
             raise
+
+
+def _group(wildcards: Mapping[str, str]) -> RunGroup:
+    return RunGroup(wildcards["trace"], int(wildcards["day"]), int(wildcards["seed"]))
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _one(paths: Sequence[str]) -> Path | None:

@@ -1,7 +1,7 @@
-# Data and simulator rules: resolved config, trace days, run batches, the case study.
+# Data and simulator rules: resolved config, trace days, run groups, the case study.
 # Each rule's params carry exactly what its step depends on (Snakemake reruns a job when
-# they change); run batches do not depend on config.json, so editing the profile redoes
-# only the batches whose settings changed, and new batches.
+# they change); run groups do not depend on config.json, so editing the profile redoes
+# only the groups whose settings or batches changed, and new groups.
 
 from compass.experiments.nvl72 import SETTINGS as NVL72_SETTINGS
 
@@ -53,21 +53,21 @@ rule day_table:
         "../scripts/day_table.py"
 
 
+# One job per sample (trace, day, seed): every (eta, c) batch of it, the day drawn once.
 rule simulate:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "eta{eta}" / "c{cost}" / "day{day}_s{seed}.csv",
+        L.root / "runs" / "{trace}" / "day{day}_s{seed}.csv",
     log:
-        L.log("simulate/{trace}/eta{eta}/c{cost}/day{day}_s{seed}"),
+        L.log("simulate/{trace}/day{day}_s{seed}"),
     wildcard_constraints:
         trace=r"[a-z0-9-]+",
-        eta=r"[0-9.]+",
-        cost=r"[0-9.]+",
         day=r"\d+",
         seed=r"\d+",
     params:
         trace=lambda wc: PLAN.trace_json(wc.trace),
+        batches=lambda wc: PLAN.group_batches(dict(wc)),
         run=RUN,
     resources:
         mem_mb=4000,
@@ -78,7 +78,7 @@ rule simulate:
 
 rule collect_runs:
     input:
-        [key.path(L.root) for key in PLAN.grid],
+        [group.path(L.root) for group in PLAN.groups],
     output:
         L.runs,
     log:
