@@ -1,8 +1,8 @@
 """Extrapolate a pipeline profile's simulation cost from a measured run of another profile.
 
 Not a test: ``python benchmarks/profile_cost.py results/quick config/medium.yaml`` reads the
-measured runs of a results folder (``runs.csv``: each run's ``wall_s``, the seconds the run
-took in its own one-core Snakemake job), turns them into a cost per replayed job for each
+measured runs of a results folder (``runs.csv``: each run's ``cpu_s``, its CPU seconds with
+solver children, or ``wall_s`` in a folder from before ``cpu_s`` was recorded), turns them into a cost per replayed job for each
 (trace, scheduler or variant), draws the target profile's batches (its grid: every (trace,
 day, seed, eta, c)) to count their jobs, and sums cost x jobs over every run of every batch.
 To that it adds the start-up of each of the target's groups (one Snakemake job per sample,
@@ -29,12 +29,14 @@ from compass.experiments.results import Results
 
 
 def cost_per_job(results: Path) -> pd.Series:
-    """Measured seconds per replayed job, by (trace, scheduler), over a folder's ok runs."""
+    """Measured seconds per replayed job, by (trace, scheduler), over a folder's ok runs:
+    CPU seconds where recorded (wall seconds count waiting for a core on a shared machine)."""
     res = Results.load(results)
-    runs = pd.concat([res.runs, res.variant_runs], ignore_index=True)
+    runs = pd.concat([res.runs, res.variant_runs, res.extension_runs], ignore_index=True)
     ok = runs[runs["status"] == "ok"]
-    sums = ok.groupby(["trace", "scheduler"])[["wall_s", "jobs"]].sum()
-    return sums["wall_s"] / sums["jobs"]
+    seconds = "cpu_s" if ok.get("cpu_s", pd.Series(dtype=float)).notna().all() else "wall_s"
+    sums = ok.groupby(["trace", "scheduler"])[[seconds, "jobs"]].sum()
+    return sums[seconds] / sums["jobs"]
 
 
 def startup_per_group(results: Path) -> float | None:
