@@ -6,10 +6,10 @@ solver children, or ``wall_s`` in a folder from before ``cpu_s`` was recorded), 
 into a cost per replayed job for each (trace, scheduler or variant), draws the target
 profile's batches (its grid: every (trace, day, seed, eta, c)) to count their jobs, and sums
 cost x jobs over every run of every batch. To that it adds the start-up of each of the
-target's groups (one Snakemake job per sample, rule ``simulate``): the median of the start-
-ups the folder's simulate logs measured (CPU before the first batch: Python, imports, the
-day's jobs; Snakemake's own bookkeeping of a job is not in it). It prints the estimate in
-core-seconds and as wall time on a given number of cores, labelled as an extrapolation:
+target's groups (one Snakemake job per sample, rule ``simulate``): the median of the
+start-ups the folder's simulate logs measured (CPU before the first batch: Python, imports,
+the day's jobs; Snakemake's own bookkeeping of a job is not in it). It prints the estimate
+in core-seconds and as wall time on a given number of cores, labelled as an extrapolation:
 simulation and start-up only (no notebooks or case study), at the measured machine's speed.
 Synthetic days are drawn, so this needs no real trace.
 """
