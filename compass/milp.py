@@ -9,8 +9,8 @@ MPS files and a child process) cross-checks it in tests.
 HiGHS first solves the LP relaxation: when its optimum is integral it is an optimum of the
 program (no integral point can beat the relaxation), so the branch-and-bound's set-up is
 skipped; otherwise the same model is solved as a MIP. On the repacking ILP the relaxation is
-integral about four solves in five, and it costs a millisecond where the MIP's root costs
-tens (``benchmarks/bench_milp.py``).
+integral about four solves in five (124 of 157 rounds of FFT on a gfs-synth day), and it
+costs one to three milliseconds where the MIP's root costs tens (``benchmarks/bench_milp.py``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def solve(problem: Milp, solver: Solver = "highs", time_limit: float | None = No
     """Solve ``problem``; None if a limit stopped the search before any solution was found.
 
     ``node_limit`` caps the branch-and-bound nodes (a deterministic limit: the answer never
-    depends on machine speed); ``time_limit`` caps wall-clock seconds (it does). Raises
+    depends on machine speed); ``time_limit`` caps the wall-clock seconds of each solver run
+    (it does; HiGHS may run the relaxation, the dive's LPs and branch-and-bound, each so
+    capped). Raises
     ``MilpInfeasible`` when the solver proves there is none, RuntimeError on any other
     failure. ``highs_options`` go to HiGHS verbatim (``mip_rel_gap`` is 0: exact).
     """
@@ -125,7 +127,11 @@ def _solve_highs(problem: Milp, time_limit: float | None, node_limit: int | None
 
 def _integral_point(highs: highspy._Highs, integral: np.ndarray) -> np.ndarray | None:
     """The LP solution with its integer variables rounded, if they are all integral."""
-    x = np.asarray(highs.getSolution().col_value)
+    return _rounded(np.asarray(highs.getSolution().col_value), integral)
+
+
+def _rounded(x: np.ndarray, integral: np.ndarray) -> np.ndarray | None:
+    """``x`` with its integer variables rounded, if they are all integral (else None)."""
     if np.any(np.abs(x[integral] - np.rint(x[integral])) > _INTEGRAL_TOL):
         return None
     x[integral] = np.rint(x[integral])
@@ -140,9 +146,8 @@ def _dive(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> np.
     for _ in range(_DIVE_STEPS):
         x = np.asarray(highs.getSolution().col_value)
         fraction = np.abs(x[integral] - np.rint(x[integral]))
-        if fraction.max() <= _INTEGRAL_TOL:
-            x[integral] = np.rint(x[integral])
-            return x
+        if (point := _rounded(x, integral)) is not None:
+            return point
         j = int(integral[np.argmax(fraction)])  # not fixed yet: its bounds are (0, upper[j])
         near = float(np.rint(x[j]))
         for value in (near, float(math.floor(x[j]) if near > x[j] else math.ceil(x[j]))):

@@ -46,7 +46,7 @@ from compass.experiments.layout import (
     figure_files,
     table_files,
 )
-from compass.experiments.runs import case_runs, run_batch
+from compass.experiments.runs import case_runs, cpu_seconds, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available
 
@@ -195,11 +195,11 @@ def simulate_group(group: Mapping[str, str], batches: Sequence[Sequence[float]],
     _say(f"{head}: {len(batches)} batches, start-up {time.process_time():.2f} CPU-s")
     frames = []
     for i, (eta, cost) in enumerate(batches, 1):
-        started = time.process_time()
+        started = cpu_seconds()
         key = RunKey(sample.trace, sample.day, float(eta), float(cost), sample.seed)
         frames.append(run_batch(jobs, key, resolved, settings))
         _say(f"{head}: batch {i} of {len(batches)} (eta {key.eta:g}, c {key.cost:g}) done in "
-             f"{time.process_time() - started:.1f} CPU-s")
+             f"{cpu_seconds() - started:.1f} CPU-s")
     pd.concat(frames, ignore_index=True).to_csv(out, index=False)
 
 
