@@ -34,7 +34,7 @@ def cost_per_job(results: Path) -> pd.Series:
     res = Results.load(results)
     runs = pd.concat([res.runs, res.variant_runs, res.extension_runs], ignore_index=True)
     ok = runs[runs["status"] == "ok"]
-    seconds = "cpu_s" if ok.get("cpu_s", pd.Series(dtype=float)).notna().all() else "wall_s"
+    seconds = "cpu_s" if "cpu_s" in ok and ok["cpu_s"].notna().all() else "wall_s"
     sums = ok.groupby(["trace", "scheduler"])[[seconds, "jobs"]].sum()
     return sums[seconds] / sums["jobs"]
 
