@@ -224,13 +224,15 @@ def bin_configurations(gpus_per_node: int = 8) -> tuple[tuple[int, ...], ...]:
 
 
 @functools.cache
-def _configuration_matrix(gpus_per_node: int) -> np.ndarray:
-    """Row per configuration: how many items of each size 0..G it holds."""
+def configuration_matrix(gpus_per_node: int) -> np.ndarray:
+    """Row per configuration of ``bin_configurations``: how many items of each size 0..G it
+    holds (read-only: cached)."""
     configs = bin_configurations(gpus_per_node)
     matrix = np.zeros((len(configs), gpus_per_node + 1), dtype=np.int64)
     for row, config in enumerate(configs):
         for g in config:
             matrix[row, g] += 1
+    matrix.flags.writeable = False
     return matrix
 
 
@@ -254,7 +256,7 @@ def _solve_ilp(
     sizes = [g for g in range(1, gpus_per_node) if n[g]]
     if not sizes:
         return bins
-    matrix = _configuration_matrix(gpus_per_node)
+    matrix = configuration_matrix(gpus_per_node)
     absent = [g for g in range(1, gpus_per_node + 1) if g not in sizes]
     rows = np.flatnonzero(~matrix[:, absent].any(axis=1))
     a = matrix[np.ix_(rows, sizes)].T

@@ -319,9 +319,13 @@ def brute_force_partial_terms(state):
 
 
 @settings(max_examples=40, deadline=None)
-@given(state=states(), solver=st.sampled_from(["highs", "cbc"]))
-def test_partial_nodes_objective_matches_brute_force(state, solver):
-    solution = repack(state, None, solver, objective="partial-nodes", node_limit=10_000)
+@given(state=states(), solver=st.sampled_from(["highs", "cbc"]), cut=st.booleans())
+def test_partial_nodes_objective_matches_brute_force(state, solver, cut):
+    """With or without FFT's constraint partial nodes <= Phi* (valid: no packing has fewer),
+    the optimum is the brute-force one."""
+    phi = inherent_partial_nodes(state.counts, state.nodes) if cut else None
+    solution = repack(state, None, solver, objective="partial-nodes", node_limit=10_000,
+                      max_partial=phi)
     assert solution is not None and solution.optimal
     assert partial_terms(state, solution.target) == brute_force_partial_terms(state)
     assert solution.partial == partial_terms(state, solution.target)[0]

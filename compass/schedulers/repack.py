@@ -25,15 +25,15 @@ with Phi* partial nodes that moves the fewest GPUs, then the fewest instances [A
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import csc_matrix
 
 from compass import milp
 from compass.cluster import ClusterState
-from compass.fragmentation import bin_configurations
+from compass.fragmentation import configuration_matrix
 from compass.milp import Milp, Solution, Solver
 from compass.schedulers.realise import node_counts
 
@@ -41,8 +41,11 @@ Objective = Literal["fft", "partial-nodes", "repair"]
 OBJECTIVES: tuple[Objective, ...] = ("fft", "partial-nodes", "repair")
 #: HiGHS options for the repacking ILP: presolve off, as it costs more than it saves on a
 #: model this small (measured on FFT's rounds: the relaxation 1.4 ms instead of 6.7 ms, the
-#: MIP's root 70 ms instead of 200 ms; ``benchmarks/bench_milp.py``).
-HIGHS_OPTIONS = {"presolve": "off"}
+#: MIP's root 70 ms instead of 200 ms; ``benchmarks/bench_milp.py``); the root
+#: reduced-cost heuristic off, as its sub-MIP was most of a branch-and-bound round's time
+#: (the 15 such rounds of a gfs-synth day: 1.66 -> 0.91 CPU-s, same optima). Neither
+#: affects exactness.
+HIGHS_OPTIONS = {"presolve": "off", "mip_heuristic_run_root_reduced_cost": False}
 #: Branch-and-bound nodes per solve (FFT's rounds, SIFOpt's repair): a deterministic limit,
 #: so that decisions never depend on machine speed (no wall-clock limit by default).
 NODE_LIMIT = 10_000
@@ -52,8 +55,8 @@ NODE_LIMIT = 10_000
 class RepackModel:
     """The repacking ILP over x = (z, u) and what its variables stand for."""
 
-    members: list[list[int]]  # nodes of each type, ascending
-    configs: list[tuple[int, ...]]  # bin contents, descending sizes; () = empty bin
+    members: list[np.ndarray]  # nodes of each type, ascending; types by their lowest node
+    configs: np.ndarray  # C x (G+1) bin contents per size; the last row is the empty bin
     problem: Milp  # warm start: the current placement, when it is feasible
 
 
@@ -66,27 +69,6 @@ class Repack:
     migrations: int
     optimal: bool
     partial: int = 0
-
-
-@dataclass
-class _Rows:
-    """Sparse constraint rows lower <= sum vals * x[cols] <= upper, built one at a time."""
-
-    rows: list[int] = field(default_factory=list)
-    cols: list[int] = field(default_factory=list)
-    vals: list[float] = field(default_factory=list)
-    lower: list[float] = field(default_factory=list)
-    upper: list[float] = field(default_factory=list)
-
-    def add(self, cols: Sequence[int], vals: Sequence[float], lower: float, upper: float) -> None:
-        self.rows.extend([len(self.lower)] * len(cols))
-        self.cols.extend(cols)
-        self.vals.extend(vals)
-        self.lower.append(lower)
-        self.upper.append(upper)
-
-    def matrix(self, width: int) -> csr_matrix:
-        return csr_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lower), width))
 
 
 def build_model(
@@ -105,34 +87,40 @@ def build_model(
     to order one by one).
     ``max_partial`` bounds the partial nodes. Migrations count running instances only.
     """
-    G, N = state.gpus_per_node, state.nodes
+    G = state.gpus_per_node
     counts = node_counts(state)
     totals = counts.sum(axis=0) + (np.asarray(added) if added is not None else 0)
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for n in range(N):
-        groups.setdefault(tuple(counts[n].tolist()), []).append(n)
-    members = list(groups.values())
-    configs = [c for c in bin_configurations(G) if all(c.count(g) <= totals[g] for g in set(c))]
-    configs.append(())
-    a = np.array(list(groups), dtype=np.int64)
-    c = np.zeros((len(configs), G + 1), dtype=np.int64)
-    for j, config in enumerate(configs):
-        np.add.at(c[j], list(config), 1)
+    members, a = _node_types(counts)
+    fits = configuration_matrix(G)
+    c = np.vstack([fits[(fits <= totals).all(axis=1)], np.zeros(G + 1, dtype=np.int64)])
     load = c @ np.arange(G + 1)
     partial = ((load > 0) & (load < G)).astype(np.int64)
-    order = np.array([n for nodes in members for n in nodes])
+    order = np.concatenate(members)
     cost = _costs(objective, np.maximum(a[:, None, :] - c[None, :, :], 0), partial, order,
                   int(totals.sum()))
-    T, C = len(members), len(configs)
-    rows = _constraints(members, c, totals, partial, max_partial, G)
-    return RepackModel(members, configs, Milp(
-        cost=cost, matrix=rows.matrix(T * C + N),
-        lower=np.array(rows.lower, dtype=float), upper=np.array(rows.upper, dtype=float),
+    matrix, lower, upper = _constraints([len(m) for m in members], c, totals, partial,
+                                        max_partial, G)
+    T, C, N = len(members), len(c), len(order)
+    return RepackModel(members, c, Milp(
+        cost=cost, matrix=matrix, lower=lower, upper=upper,
         bound=np.concatenate([np.full(T * C, np.inf), np.ones(N)]),
         integral=np.concatenate([np.ones(T * C), np.zeros(N)]),
-        warm=_warm(state, a, members, configs) if added is None and max_partial is None else None,
+        warm=_warm(state, a, members, c) if added is None and max_partial is None else None,
         integral_optimum=True,  # integer costs; at an optimum u is 0/1 (its costs increase)
     ))
+
+
+def _node_types(counts: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Nodes grouped by equal content (types ordered by their lowest node, members ascending)
+    and each type's content."""
+    base = counts.shape[1] ** np.arange(counts.shape[1])  # counts per size <= G < base
+    keys, first, inverse = np.unique(counts @ base, return_index=True, return_inverse=True)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(keys))
+    kind = rank[inverse]
+    nodes = np.argsort(kind, kind="stable")
+    members = np.split(nodes, np.cumsum(np.bincount(kind))[:-1])
+    return members, counts[np.sort(first)]
 
 
 def _costs(
@@ -159,47 +147,58 @@ def _costs(
 
 
 def _constraints(
-    members: list[list[int]], c: np.ndarray, totals: np.ndarray, partial: np.ndarray,
+    sizes: Sequence[int], c: np.ndarray, totals: np.ndarray, partial: np.ndarray,
     max_partial: int | None, G: int,
-) -> _Rows:
-    """Each node gets one configuration; every instance is placed once; k_t = sum_i u_{t,i};
-    used nodes >= ceil(T / G); optionally partial nodes <= max_partial."""
-    T, C = len(members), len(c)
-    N = sum(len(nodes) for nodes in members)
-    rows = _Rows()
-    for t, nodes in enumerate(members):
-        rows.add(range(t * C, (t + 1) * C), [1] * C, len(nodes), len(nodes))
-    for g in np.flatnonzero(totals).tolist():
-        holders = np.flatnonzero(c[:, g]).tolist()
-        cols = [t * C + j for t in range(T) for j in holders]
-        vals = [int(c[j, g]) for _ in range(T) for j in holders]
-        rows.add(cols, vals, int(totals[g]), int(totals[g]))
-    start = T * C
-    for t, nodes in enumerate(members):
-        cols = [*range(t * C, (t + 1) * C - 1), *range(start, start + len(nodes))]
-        rows.add(cols, [1] * (C - 1) + [-1] * len(nodes), 0, 0)
-        start += len(nodes)
-    demand = int(totals @ np.arange(G + 1))
-    rows.add(range(T * C, T * C + N), [1] * N, -(-demand // G), np.inf)
+) -> tuple[csc_matrix, np.ndarray, np.ndarray]:
+    """Rows, column by column (``sizes``: nodes per type; ``c``: contents per
+    configuration, the empty bin last): each node gets one configuration (row t); every
+    instance is placed once (a row per size present); k_t = sum_i u_{t,i} (row per type);
+    used nodes >= ceil(T / G); optionally partial nodes <= max_partial. Returns the matrix
+    and the rows' lower and upper bounds."""
+    T, C, N = len(sizes), len(c), int(sum(sizes))
+    present = np.flatnonzero(totals)
+    link, cut = T + len(present), 2 * T + len(present)  # first link row, the cut's row
+    # type 0's entries: per configuration (row of ``slots``) its assignment row, its size
+    # rows, its link row (non-empty bins) and the partial row; type t shifts the assignment
+    # and link rows by t (``shift``)
+    slots = np.zeros((C, len(present) + 3))
+    slots[:, 0] = 1
+    slots[:, 1 : len(present) + 1] = c[:, present]
+    slots[: C - 1, -2] = 1
     if max_partial is not None:
-        holders = np.flatnonzero(partial).tolist()
-        rows.add([t * C + j for t in range(T) for j in holders], [1] * (T * len(holders)),
-                 -np.inf, max_partial)
-    return rows
+        slots[:, -1] = partial
+    slot_rows = np.concatenate([[0], T + np.arange(len(present)), [link, cut + 1]])
+    slot_shift = np.zeros(len(slot_rows), dtype=np.int64)
+    slot_shift[[0, -2]] = 1
+    config, slot = np.nonzero(slots)  # row-major: by configuration, rows ascending
+    width = np.bincount(config, minlength=C)
+    types = np.repeat(np.arange(T), len(slot))
+    z_rows = np.tile(slot_rows[slot], T) + types * np.tile(slot_shift[slot], T)
+    u_rows = np.column_stack([link + np.repeat(np.arange(T), sizes), np.full(N, cut)]).ravel()
+    indices = np.concatenate([z_rows, u_rows])
+    data = np.concatenate([np.tile(slots[config, slot], T), np.tile([-1.0, 1.0], N)])
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate([np.tile(width, T), np.full(N, 2)]))])
+    demand = int(totals @ np.arange(G + 1))
+    lower = np.concatenate([sizes, totals[present], np.zeros(T), [-(-demand // G)]])
+    upper = np.concatenate([sizes, totals[present], np.zeros(T), [np.inf]])
+    if max_partial is not None:
+        lower, upper = np.append(lower, -np.inf), np.append(upper, max_partial)
+    matrix = csc_matrix((data, indices, indptr), shape=(len(lower), T * C + N))
+    return matrix, lower.astype(float), upper.astype(float)
 
 
 def _warm(
-    state: ClusterState, a: np.ndarray, members: list[list[int]], configs: list[tuple[int, ...]]
+    state: ClusterState, a: np.ndarray, members: list[np.ndarray], configs: np.ndarray
 ) -> np.ndarray:
     """The current placement as a solution vector (for the solver's warm start)."""
-    G, C = state.gpus_per_node, len(configs)
-    index = {config: j for j, config in enumerate(configs)}
+    C = len(configs)
+    index = {tuple(row): j for j, row in enumerate(configs.tolist())}
     warm = np.zeros(len(members) * C + state.nodes)
     start = len(members) * C
     for t, nodes in enumerate(members):
-        config = tuple(g for g in range(G, 0, -1) for _ in range(a[t, g]))
-        warm[t * C + index[config]] = len(nodes)
-        warm[start : start + len(nodes)] = 1 if config else 0
+        content = tuple(a[t].tolist())
+        warm[t * C + index[content]] = len(nodes)
+        warm[start : start + len(nodes)] = 1 if any(content) else 0
         start += len(nodes)
     return warm
 
@@ -214,20 +213,19 @@ def solve_model(model: RepackModel, time_limit: float | None, solver: Solver,
 def targets(model: RepackModel, x: np.ndarray, gpus_per_node: int) -> np.ndarray:
     """Per-node target counts: in each type, non-empty configurations (fullest first) go to
     its lowest-index nodes, as the index term asks."""
-    C = len(model.configs)
+    configs = model.configs
+    C = len(configs)
     z = np.rint(x[: len(model.members) * C]).astype(np.int64).reshape(len(model.members), C)
-    ranked = sorted(range(C), key=lambda j: _fullest_first(model.configs[j]))
-    nodes = sum(len(m) for m in model.members)
-    target = np.zeros((nodes, gpus_per_node + 1), dtype=np.int64)
+    # fullest first, then more of the larger sizes (descending size tuples, lexicographic)
+    load = configs @ np.arange(gpus_per_node + 1)
+    ranked = np.lexsort([-configs[:, g] for g in range(1, gpus_per_node + 1)] + [-load])
+    target = np.zeros((sum(len(m) for m in model.members), gpus_per_node + 1), dtype=np.int64)
     for t, members in enumerate(model.members):
-        contents = [model.configs[j] for j in ranked for _ in range(z[t, j])]
-        for n, config in zip(members, contents, strict=True):
-            np.add.at(target[n], list(config), 1)
+        contents = np.repeat(ranked, z[t, ranked])
+        if len(contents) != len(members):
+            raise ValueError(f"type {t}: {len(contents)} bins for {len(members)} nodes")
+        target[members] = configs[contents]
     return target
-
-
-def _fullest_first(config: tuple[int, ...]) -> tuple[int, list[int]]:
-    return -sum(config), [-g for g in config]
 
 
 def repack(
