@@ -128,17 +128,21 @@ class DRR(Scheduler):
         return None if nodes is None else Placement(job.job_id, nodes)
 
     def on_timer(self, state: ClusterState, now: float) -> list[Move]:
-        """One reschedule cycle: drain sources in order within the job budget."""
-        view = state.copy()
+        """One reschedule cycle: drain sources in order within the job budget. The drains
+        run on a copy of the state, taken at the first one (most cycles drain nothing)."""
+        view: ClusterState | None = None
         budget = self.re_num
         drained: set[int] = set()
         moves: list[Move] = []
         for src in self.sources(state):
-            if not self._is_source(view, src):
+            seen = state if view is None else view  # equal until the first drain
+            if not self._is_source(seen, src):
                 continue
-            jobs = {key[0] for key in view.instances_on(src)}
+            jobs = {key[0] for key in seen.instances_on(src)}
             if len(jobs) > budget:
                 break
+            if view is None:
+                view = state.copy()
             drain = _drain(view, src, drained)
             if drain is not None:
                 moves.extend(drain)
