@@ -7,12 +7,13 @@ children, so CBC's process counts):
 
 * ``cbc``: CBC through pulp (MPS file, child process), warm-started; FFT's solver until
   issue 16;
-* ``highs-mip``: HiGHS's branch-and-bound straight away (presolve off);
+* ``highs-mip``: HiGHS's branch-and-bound straight away (the repacking ILP's options);
 * ``highs``: what ``compass.milp`` does: the LP relaxation, a dive when it is fractional,
   branch-and-bound only when the dive fails.
 
 Each path's optimum is compared with CBC's (objective values; packings may tie), and the
-``highs`` row says how many solves each step answered. Writes benchmarks/results/milp.csv.
+``highs`` row says how many solves each step answered. ``--objective partial-nodes`` times
+FFT's variant. Writes benchmarks/results/milp_<objective>.csv.
 """
 
 from __future__ import annotations
@@ -28,14 +29,17 @@ import compass
 from compass import milp
 from compass.experiments.runs import cpu_seconds
 from compass.milp import Milp, Solution
+from compass.schedulers.fft import FFT_OBJECTIVES
+from compass.schedulers.repack import HIGHS_OPTIONS
 from compass.traces import synthesize
 from compass.traces import windows as W
 
 OUT = Path(__file__).parent / "results"
 
 
-def round_models(day: int, eta: float) -> tuple[list[Milp], int]:
-    """The repacking models of every FFT round that reached the solver, and N."""
+def round_models(day: int, eta: float, objective: str) -> tuple[list[Milp], int]:
+    """The repacking models of every FFT round (``objective``) that reached the solver, and
+    N."""
     frame = synthesize("gfs-synth", days=1, start_day=day, seed=0)
     nodes = W.cluster_size(frame, eta, within=W.day_window(day)).nodes
     models: list[Milp] = []
@@ -47,7 +51,7 @@ def round_models(day: int, eta: float) -> tuple[list[Milp], int]:
 
     milp.solve = keep
     try:
-        compass.simulate(frame, "fft", nodes=nodes)
+        compass.simulate(frame, "fft", nodes=nodes, scheduler_params={"objective": objective})
     finally:
         milp.solve = real
     return models, nodes
@@ -55,7 +59,7 @@ def round_models(day: int, eta: float) -> tuple[list[Milp], int]:
 
 def highs_mip(problem: Milp) -> Solution | None:
     """HiGHS's branch-and-bound without the relaxation and the dive."""
-    highs = milp._highs_model(problem, {**milp._HIGHS_DEFAULTS, "presolve": "off"}, None,
+    highs = milp._highs_model(problem, {**milp._HIGHS_DEFAULTS, **HIGHS_OPTIONS}, None,
                               10_000)
     integral = np.flatnonzero(problem.integral)
     highs.changeColsIntegrality(integral.size, integral.astype(np.int32),
@@ -74,7 +78,7 @@ def count_steps(models: list[Milp]) -> dict[str, int]:
     try:
         for problem in models:
             seen.clear()
-            milp.solve(problem, "highs", highs_options={"presolve": "off"}, node_limit=10_000)
+            milp.solve(problem, "highs", highs_options=HIGHS_OPTIONS, node_limit=10_000)
             key = ("relaxation" if seen[0] == "point+" else
                    "dive" if seen[-1] == "dive+" else "branch-and-bound")
             steps[key] += 1
@@ -92,13 +96,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--day", type=int, default=26)
     p.add_argument("--eta", type=float, default=0.9)
+    p.add_argument("--objective", choices=FFT_OBJECTIVES, default="used-nodes")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args()
-    models, nodes = round_models(args.day, args.eta)
+    models, nodes = round_models(args.day, args.eta, args.objective)
     paths = {
         "cbc": lambda m: milp.solve(m, "cbc", node_limit=10_000),
         "highs-mip": highs_mip,
-        "highs": lambda m: milp.solve(m, "highs", highs_options={"presolve": "off"},
+        "highs": lambda m: milp.solve(m, "highs", highs_options=HIGHS_OPTIONS,
                                       node_limit=10_000),
     }
     values: dict[str, np.ndarray] = {}
@@ -108,14 +113,15 @@ def main() -> None:
         values[name] = np.array([m.cost @ solve(m).x for m in models])
         cpu = cpu_seconds() - start
         gap = float(np.abs(values[name] - values["cbc"]).max())
-        rows.append({"path": name, "day": args.day, "eta": args.eta, "nodes": nodes,
+        rows.append({"path": name, "objective": args.objective, "day": args.day, "eta": args.eta, "nodes": nodes,
                      "solves": len(models), "ms_per_solve_cpu": 1e3 * cpu / len(models),
                      "max_abs_objective_gap_vs_cbc": gap, "python": platform.python_version()})
     rows[-1].update(count_steps(models))
     table = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out / "milp.csv", index=False)
-    print(f"SYNTHETIC gfs-synth day {args.day}, eta {args.eta}, N = {nodes}: "
+    table.to_csv(args.out / f"milp_{args.objective}.csv", index=False)
+    print(f"SYNTHETIC gfs-synth day {args.day}, eta {args.eta}, N = {nodes}, "
+          f"objective {args.objective}: "
           f"{len(models)} round models")
     print(table.drop(columns=["python"]).to_string(index=False))
 
