@@ -186,12 +186,14 @@ class CompassAbsPlus(CompassAbs):
 
     def _reset_queue(self) -> None:
         """Backfill's bookkeeping: the planned ends (start + duration, job id) of the running
-        jobs, ascending, and by job; the current pass's state: whether the next refusal sets the
-        reservation, and the shadow time once set (None: no pass is gated)."""
+        jobs, ascending, and by job; the current pass's state: whether the next refusal sets
+        the reservation, the shadow time once set (None: no pass is gated), and the shapes
+        (g, w) refused since the last start (the state is the same, so is the answer)."""
         self._ends: list[tuple[float, int]] = []
         self._planned: dict[int, float] = {}
         self._reserve = False
         self._shadow: float | None = None
+        self._refused: set[tuple[int, int]] = set()
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState,
                         now: float) -> tuple[Sequence[Job], bool]:
@@ -200,20 +202,27 @@ class CompassAbsPlus(CompassAbs):
         if not self.backfill:
             return super().admission_order(queue, state, now)
         self._reserve, self._shadow = True, None
+        self._refused.clear()
         return queue, False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Backfill's gate (a job behind a refused head starts only if it ends by the head's
         shadow time), then the placement (``_place``); the first refusal of a pass sets the
-        reservation."""
-        if self._shadow is not None and now + job.duration > self._shadow:
+        reservation. A shape refused since the last start is refused again without a
+        search (same state, same answer: the decisions are those of a search)."""
+        shape = (job.gpus_per_instance, job.num_instances)
+        if self._shadow is not None and (now + job.duration > self._shadow
+                                         or shape in self._refused):
             return None
-        placement = self._place(job, state, now)
+        enough = state.used_gpus + job.total_gpus <= state.total_gpus  # else no trial fits
+        placement = self._place(job, state, now) if enough else None
         if placement is None:
+            self._refused.add(shape)
             if self._reserve:
                 self._reserve = False
                 self._shadow = shadow_time(job, state, self._ends, now)
             return None
+        self._refused.clear()
         self._planned[job.job_id] = now + job.duration
         insort(self._ends, (now + job.duration, job.job_id))
         if self._shadow is not None:
