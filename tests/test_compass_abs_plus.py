@@ -9,6 +9,7 @@ The move search (``abs_moves``) is compared with a brute force over every move s
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import hypothesis.strategies as st
@@ -20,6 +21,7 @@ from trace_rows import trace
 
 import compass
 from compass.fragmentation import wcc_holds
+from compass.model import Job
 from compass.schedulers import create
 from compass.schedulers.abs_moves import (
     Plan,
@@ -31,13 +33,14 @@ from compass.schedulers.abs_moves import (
     units_on,
 )
 from compass.schedulers.abs_space import AbsSpace, Spot
-from compass.schedulers.compass_abs_plus import CompassAbsPlus
+from compass.schedulers.compass_abs_plus import CompassAbsPlus, shadow_time
 
 PLUS = "compass-abs-plus"
 #: Each mechanism off in turn, and all off (which must be compass-abs).
 VARIANTS = [{}, {"mixed_nodes": False, "admit_by_compaction": False},
             {"admit_by_compaction": False}, {"lazy_compaction": False}]
-ALL_OFF = {"mixed_nodes": False, "admit_by_compaction": False, "lazy_compaction": False}
+ALL_OFF = {"mixed_nodes": False, "admit_by_compaction": False, "lazy_compaction": False,
+           "backfill": False}
 
 
 # ----------------------------------------------------------------- basics
@@ -45,6 +48,7 @@ def test_registered_with_its_parameters():
     s = create(PLUS)
     assert isinstance(s, CompassAbsPlus) and s.name == PLUS
     assert s.params()["mixed_nodes"] and s.params()["lazy_compaction"]
+    assert s.params()["backfill"]
     with pytest.raises(ValueError, match="needs mixed_nodes"):
         create(PLUS, mixed_nodes=False)
 
@@ -127,6 +131,42 @@ def test_lazy_compaction_refills_vacancies_from_a_node_pooled_in_place():
     assert d.state.partial_nodes == 0 and sif_times_n(d) == 0
     assert sorted((m.instance, m.operator) for m in d.last_moves) == [
         ((kept, 0), "lazy-compact"), ((kept, 1), "lazy-compact")]
+
+
+def test_backfill_starts_jobs_that_end_before_a_blocked_heads_reservation():
+    """The medium profile's worst sample in miniature (SYNTHETIC gfs-synth day 10, seed 1:
+    a 271 x 8-GPU job on 271 nodes waits 12.0 million s behind one running 1-GPU job, and
+    1,465 jobs behind it). On 2 nodes a 1-GPU job runs until t = 1000; a 2 x 8-GPU job
+    (the head) needs both nodes empty; an 8-GPU job of 50 s and a 4-GPU job of 5,000 s
+    queue behind it. Strict FIFO starts both after the head (t = 1001). Backfill starts the
+    50 s job at once (it ends before the head's shadow time, 1000), holds the 5,000 s job
+    (it would delay the head), and the head still starts at 1000."""
+    t = trace((0, 0, 1000, 1, 1), (1, 1, 1, 2, 8), (2, 2, 50, 1, 8), (3, 3, 5000, 1, 4))
+    starts = {}
+    for backfill in (False, True):
+        policy = CompassAbsPlus(backfill=backfill)
+        r = compass.simulate(t, policy, nodes=2, migration_cost=10.0, debug_checks=True)
+        starts[backfill] = r.jobs.set_index("job_id")["start_time"].to_dict()
+        assert policy.stats.backfilled == (1 if backfill else 0)
+    assert starts[False] == {0: 0, 1: 1000, 2: 1001, 3: 1001}
+    assert starts[True] == {0: 0, 1: 1000, 2: 2, 3: 1001}
+
+
+def test_shadow_time_is_the_first_planned_end_after_which_the_head_fits():
+    """On 2 nodes a 4 x 1-GPU job (planned end 2) and a 4-GPU job (planned end 3) run,
+    one per node. An 8-GPU head fits by count after the first leaves (2); a 2 x 8-GPU head
+    after both (3); a 4-GPU head fits by count already: its shadow time is now, so no job
+    may start ahead of it."""
+    d = Driver(PLUS, 2)
+    d.arrive(1, 4)
+    d.arrive(4)
+    ends = d.scheduler._ends
+    assert ends == [(2.0, 0), (3.0, 1)]
+    assert shadow_time(Job(9, 0.0, 1.0, 1, 8), d.state, ends, 2.5) == 2.5
+    assert shadow_time(Job(9, 0.0, 1.0, 1, 8), d.state, ends, 1.0) == 2.0
+    assert shadow_time(Job(9, 0.0, 1.0, 2, 8), d.state, ends, 1.0) == 3.0
+    assert shadow_time(Job(9, 0.0, 1.0, 3, 8), d.state, ends, 1.0) == math.inf
+    assert shadow_time(Job(9, 0.0, 1.0, 1, 4), d.state, ends, 1.0) == 1.0
 
 
 def full_pool(d: Driver) -> dict[int, list[int]]:
@@ -252,6 +292,17 @@ def test_simulated_runs_keep_the_bound_under_the_wcc(seed, nodes):
     wcc = tl["wcc"].astype(bool)
     assert ((tl["partial_nodes"] - tl["phi_star"])[wcc] <= 2).all()
     assert r.jobs["end_time"].notna().all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 8))
+def test_without_backfill_the_queue_is_strict_fifo(seed, nodes):
+    """Ablation: ``backfill=False`` starts the jobs in submission order (the paper's FIFO
+    gang queue); with it, some job of the busy random traces starts out of that order."""
+    tr = random_trace(random.Random(seed), 60, nodes)
+    r = compass.simulate(tr, PLUS, nodes=nodes, scheduler_params={"backfill": False})
+    starts = r.jobs.sort_values("job_id")["start_time"].to_numpy()
+    assert (starts[1:] >= starts[:-1]).all()
 
 
 @settings(max_examples=20, deadline=None)

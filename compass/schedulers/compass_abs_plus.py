@@ -18,15 +18,24 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
   that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
   bound holds; if none is found, compass-abs's passes and then its whole settle, each only
   while still needed. Off: Compact and re-homing after every event, as compass-abs.
+* ``backfill``: the FIFO queue without head-of-line blocking, EASY style. When a job is
+  refused (the head of the pass), it gets a reservation: its *shadow time*, the first
+  planned departure (start + duration; pauses not counted) after which it would fit by
+  count with nothing moved (``shadow_time``). Jobs behind it are then offered in FIFO order
+  and only those that would end by then start; so the head is not delayed while the plans
+  hold. It reads the jobs' durations (clairvoyant, as CAFGD's gradient). Off: strict FIFO
+  with head-of-line blocking, as every paper scheduler.
 
 Moves of jobs started at the current instant cost nothing in every search (the engine
 launches them where they end up). With every mechanism off it makes exactly compass-abs's
-decisions (tested).
+decisions (tested); placement mechanisms keep N x SIF <= nsif after every decision whatever
+the queue order, so ``backfill`` leaves the guarantee as it is.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -87,15 +96,39 @@ def partial_bound(counts: Sequence[int], used_gpus: int, nodes: int, gpus_per_no
     return state_phi_star(tuple(counts), used_gpus, nodes, gpus_per_node)[0] + nsif
 
 
+def shadow_time(head: Job, state: ClusterState, ends: Sequence[tuple[float, int]],
+                now: float) -> float:
+    """When the refused ``head`` would fit if the running jobs leave at their planned ``ends``
+    ((end, job id), ascending) and nothing moves: the first such end after which
+    sum_n floor(f_n / W) >= w (W = w*(g), the width the head's anchors take; w its
+    instances). ``now`` if it fits by that count already (only fragmentation refuses it;
+    nothing backfills then), inf if it fits on no state. Reads only the leaving jobs' nodes."""
+    width = slot_width(head.gpus_per_instance) if head.gpus_per_instance > 1 else 1
+    room = state.instance_capacity(width)
+    if room >= head.num_instances:
+        return now
+    free: dict[int, int] = {}
+    for end, job_id in ends:
+        for instance in state.job_instances(job_id):
+            node = state.node_of(instance)
+            before = free.get(node, state.free(node))
+            free[node] = before + state.size_of(instance)
+            room += free[node] // width - before // width
+        if room >= head.num_instances:
+            return max(end, now)
+    return math.inf
+
+
 @dataclass
 class PlusStats:
     """What the mechanisms did in a run (for reports): heads admitted in the extended space
-    without moves, admission searches, heads admitted by compaction (and those moves), lazy
-    compactions run, those that
-    fell back to compass-abs's passes, and decisions after which N x SIF still exceeded the
+    without moves, jobs started ahead of a refused head (backfill), admission searches,
+    heads admitted by compaction (and those moves), lazy compactions run, those that fell
+    back to compass-abs's passes, and decisions after which N x SIF still exceeded the
     bound."""
 
     mixed_admissions: int = 0
+    backfilled: int = 0
     searches: int = 0
     compaction_admissions: int = 0
     admission_moves: int = 0
@@ -110,13 +143,13 @@ class PlusStats:
 @register
 class CompassAbsPlus(CompassAbs):
     """COMPASS-ABS+ (ours): compass-abs with mixed nodes, admission by compaction and lazy
-    compaction (module docstring)."""
+    compaction and backfill (module docstring)."""
 
     name = "compass-abs-plus"
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
-                 nsif: int = 2, max_nodes: int = 6, max_jobs: int = 2,
+                 backfill: bool = True, nsif: int = 2, max_nodes: int = 6, max_jobs: int = 2,
                  max_evals: int = 400) -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
@@ -127,6 +160,7 @@ class CompassAbsPlus(CompassAbs):
         self.mixed_nodes = mixed_nodes
         self.admit_by_compaction = admit_by_compaction
         self.lazy_compaction = lazy_compaction
+        self.backfill = backfill
         self.nsif = nsif
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
@@ -134,12 +168,13 @@ class CompassAbsPlus(CompassAbs):
         self.stats = PlusStats()
         self._started_at = -math.inf
         self._started: set[int] = set()
+        self._reset_queue()
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
                 "admit_by_compaction": self.admit_by_compaction,
                 "lazy_compaction": self.lazy_compaction,
-                "nsif": self.nsif,
+                "backfill": self.backfill, "nsif": self.nsif,
                 "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
                 "max_evals": self.max_evals}
 
@@ -147,8 +182,54 @@ class CompassAbsPlus(CompassAbs):
         super().reset(state, workload)
         self.stats = PlusStats()
         self._started_at, self._started = -math.inf, set()
+        self._reset_queue()
+
+    def _reset_queue(self) -> None:
+        """Backfill's bookkeeping: the planned ends (start + duration, job id) of the running
+        jobs, ascending, and by job; the current pass's state: whether the next refusal sets
+        the reservation, the shadow time once set (None: no pass is gated), and the shapes
+        (g, w) refused since the last start (the state is the same, so is the answer)."""
+        self._ends: list[tuple[float, int]] = []
+        self._planned: dict[int, float] = {}
+        self._reserve = False
+        self._shadow: float | None = None
+        self._refused: set[tuple[int, int]] = set()
+
+    def admission_order(self, queue: Sequence[Job], state: ClusterState,
+                        now: float) -> tuple[Sequence[Job], bool]:
+        """With ``backfill``: the whole queue in FIFO order, a refusal not blocking (``place``
+        gates the jobs behind the first refused one); else the FIFO head-of-line blocking."""
+        if not self.backfill:
+            return super().admission_order(queue, state, now)
+        self._reserve, self._shadow = True, None
+        self._refused.clear()
+        return queue, False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
+        """Backfill's gate (a job behind a refused head starts only if it ends by the head's
+        shadow time), then the placement (``_place``); the first refusal of a pass sets the
+        reservation. A shape refused since the last start is refused again without a
+        search (same state, same answer: the decisions are those of a search)."""
+        shape = (job.gpus_per_instance, job.num_instances)
+        if self._shadow is not None and (now + job.duration > self._shadow
+                                         or shape in self._refused):
+            return None
+        enough = state.used_gpus + job.total_gpus <= state.total_gpus  # else no trial fits
+        placement = self._place(job, state, now) if enough else None
+        if placement is None:
+            self._refused.add(shape)
+            if self._reserve:
+                self._reserve = False
+                self._shadow = shadow_time(job, state, self._ends, now)
+            return None
+        self._refused.clear()
+        self._planned[job.job_id] = now + job.duration
+        insort(self._ends, (now + job.duration, job.job_id))
+        if self._shadow is not None:
+            self.stats.backfilled += 1
+        return placement
+
+    def _place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """The paper's Place; else the extended space's; else admission by compaction; then
         the (lazy) Compact. None leaves no trace."""
         space = self.space
@@ -193,6 +274,7 @@ class CompassAbsPlus(CompassAbs):
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         """Remove (strays kept where they are when lazy), then the (lazy) Compact."""
+        self._forget(job)
         space = self.space
         space.begin()
         touched = ({space.slot(k).node for k in job.instances()}
@@ -200,6 +282,12 @@ class CompassAbsPlus(CompassAbs):
         remove_instances(space, job, rehome=not self.lazy_compaction)
         self._finish(space, state, state.counts, state.used_gpus, now, touched)
         return space.commit()
+
+    def _forget(self, job: Job) -> None:
+        """Drop a departed job's planned end (absent if it was placed around ``place``)."""
+        end = self._planned.pop(job.job_id, None)
+        if end is not None:
+            del self._ends[bisect_left(self._ends, (end, job.job_id))]
 
     def check(self, state: ClusterState) -> None:
         self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
