@@ -113,7 +113,8 @@ def main() -> None:
         values[name] = np.array([m.cost @ solve(m).x for m in models])
         cpu = cpu_seconds() - start
         gap = float(np.abs(values[name] - values["cbc"]).max())
-        rows.append({"path": name, "objective": args.objective, "day": args.day, "eta": args.eta, "nodes": nodes,
+        rows.append({"path": name, "objective": args.objective, "day": args.day,
+                     "eta": args.eta, "nodes": nodes,
                      "solves": len(models), "ms_per_solve_cpu": 1e3 * cpu / len(models),
                      "max_abs_objective_gap_vs_cbc": gap, "python": platform.python_version()})
     rows[-1].update(count_steps(models))

@@ -58,8 +58,9 @@ ABLATION: dict[str, dict[str, object]] = {
     "no mixed nodes": {"mixed_nodes": False, "admit_by_compaction": False},
     "no admission by compaction": {"admit_by_compaction": False},
     "no lazy compaction": {"lazy_compaction": False},
+    "no backfill": {"backfill": False},
     "all off (= compass-abs)": {"mixed_nodes": False, "admit_by_compaction": False,
-                                "lazy_compaction": False},
+                                "lazy_compaction": False, "backfill": False},
 }
 #: COMPASS-ABS+ with a looser bound for its lazy compaction (what the bound costs).
 RELAXED: dict[str, dict[str, object]] = {

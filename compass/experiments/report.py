@@ -908,7 +908,13 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
              f"strongest paper baseline ({', '.join(cfg.baselines)}) and over "
              f"{cfg.reference}, paired over the samples with the 95 % bootstrap interval and "
              "n (positive: ours is better; AGU and AFR as shares), and its mean migration "
-             "pause per job ([" + f"{EXTENSION_TABLE}.csv]({_relative(csv, out)})).", ""]
+             "pause per job ([" + f"{EXTENSION_TABLE}.csv]({_relative(csv, out)})). Its "
+             "`backfill` lets jobs pass a blocked FIFO head when they end before the head's "
+             "reservation; it reads the jobs' durations from the trace (a perfect runtime "
+             "estimate, which a real cluster does not have) and is a queue policy any "
+             "baseline could adopt, while every paper scheduler here is FIFO with "
+             "head-of-line blocking, so most of an AJCT lead can come from it "
+             "(docs/theory.md, section 8, ablation).", ""]
     goal = table[(table["against"] == STRONGEST)
                  & table["measure"].isin(["ajct lead", "agu lead"])]
     for (trace, name), part in goal.groupby(["trace", "scheduler"], sort=False):
