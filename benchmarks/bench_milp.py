@@ -8,8 +8,8 @@ children, so CBC's process counts):
 * ``cbc``: CBC through pulp (MPS file, child process), warm-started; FFT's solver until
   issue 16;
 * ``highs-mip``: HiGHS's branch-and-bound straight away (the repacking ILP's options);
-* ``highs``: what ``compass.milp`` does: the LP relaxation, a dive when it is fractional,
-  branch-and-bound only when the dive fails.
+* ``highs``: what ``compass.milp`` does: the LP relaxation, a depth-first search on the warm
+  LP when it is fractional, branch-and-bound only when the search runs out of LPs.
 
 Each path's optimum is compared with CBC's (objective values; packings may tie), and the
 ``highs`` row says how many solves each step answered. ``--objective partial-nodes`` times
@@ -58,7 +58,7 @@ def round_models(day: int, eta: float, objective: str) -> tuple[list[Milp], int]
 
 
 def highs_mip(problem: Milp) -> Solution | None:
-    """HiGHS's branch-and-bound without the relaxation and the dive."""
+    """HiGHS's branch-and-bound without the relaxation and the search."""
     highs = milp._highs_model(problem, {**milp._HIGHS_DEFAULTS, **HIGHS_OPTIONS}, None,
                               10_000)
     integral = np.flatnonzero(problem.integral)
@@ -69,21 +69,21 @@ def highs_mip(problem: Milp) -> Solution | None:
 
 
 def count_steps(models: list[Milp]) -> dict[str, int]:
-    """How many solves the relaxation, the dive and branch-and-bound each answered."""
-    steps = {"relaxation": 0, "dive": 0, "branch-and-bound": 0}
-    real_point, real_dive = milp._integral_point, milp._dive
+    """How many solves the relaxation, the search and branch-and-bound each answered."""
+    steps = {"relaxation": 0, "search": 0, "branch-and-bound": 0}
+    real_point, real_search = milp._integral_point, milp._search
     seen: list[str] = []
     milp._integral_point = lambda *a: _note(seen, "point", real_point(*a))
-    milp._dive = lambda *a: _note(seen, "dive", real_dive(*a))
+    milp._search = lambda *a: _note(seen, "search", real_search(*a))
     try:
         for problem in models:
             seen.clear()
             milp.solve(problem, "highs", highs_options=HIGHS_OPTIONS, node_limit=10_000)
             key = ("relaxation" if seen[0] == "point+" else
-                   "dive" if seen[-1] == "dive+" else "branch-and-bound")
+                   "search" if seen[-1] == "search+" else "branch-and-bound")
             steps[key] += 1
     finally:
-        milp._integral_point, milp._dive = real_point, real_dive
+        milp._integral_point, milp._search = real_point, real_search
     return steps
 
 

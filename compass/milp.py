@@ -8,9 +8,11 @@ MPS files and a child process) cross-checks it in tests.
 
 HiGHS first solves the LP relaxation: when its optimum is integral it is an optimum of the
 program (no integral point can beat the relaxation), so the branch-and-bound's set-up is
-skipped; otherwise the same model is solved as a MIP. On the repacking ILP the relaxation is
-integral about four solves in five (124 of 157 rounds of FFT on a gfs-synth day), and it
-costs one to three milliseconds where the MIP's root costs tens (``benchmarks/bench_milp.py``).
+skipped. Otherwise, when the optimum is known to be an integer, a small depth-first search
+on the warm LP (``_search``) looks for it; only if that runs out of LP solves is the same
+model solved as a MIP. On FFT's rounds of a gfs-synth day (157) the relaxation answers 127,
+the search 28 and branch-and-bound 2; a relaxation costs one to three milliseconds where the
+MIP's root costs tens (``benchmarks/bench_milp.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ class Milp:
     x_j integer where ``integral[j]``; ``warm`` is a feasible start for CBC (or None).
     ``integral_optimum``: the caller knows the optimal value is an integer (integer costs,
     and continuous variables that take integral values at an optimum), so an integral point
-    worth ceil(relaxation) is optimal; HiGHS then dives for one before branching."""
+    worth ceil(relaxation) is optimal; HiGHS then searches for an optimum on the warm LP
+    before branching."""
 
     cost: np.ndarray
     matrix: np.ndarray | csr_matrix
@@ -65,7 +68,7 @@ def solve(problem: Milp, solver: Solver = "highs", time_limit: float | None = No
 
     ``node_limit`` caps the branch-and-bound nodes (a deterministic limit: the answer never
     depends on machine speed); ``time_limit`` caps the wall-clock seconds of each solver run
-    (it does; HiGHS may run the relaxation, the dive's LPs and branch-and-bound, each so
+    (it does; HiGHS may run the relaxation, the search's LPs and branch-and-bound, each so
     capped). Raises
     ``MilpInfeasible`` when the solver proves there is none, RuntimeError on any other
     failure. ``highs_options`` go to HiGHS verbatim (``mip_rel_gap`` is 0: exact).
@@ -85,15 +88,17 @@ _HIGHS_DEFAULTS: dict[str, Any] = {"output_flag": False, "mip_rel_gap": 0.0}
 _INTEGRAL_TOL = 1e-9
 #: Objective values within this of a bound count as reaching it.
 _OBJECTIVE_TOL = 1e-6
-#: LP re-solves the dive may spend before the MIP takes over (a count: deterministic).
-_DIVE_STEPS = 20
+#: LP re-solves the search may spend before the MIP takes over (a count: deterministic;
+#: more costs more than it saves on FFT's partial-nodes rounds: 60, 200, 600 -> 68, 124,
+#: 291 ms a solve).
+_DIVE_LPS = 60
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
 _INFEASIBLE = highspy.HighsModelStatus.kInfeasible
 
 
 def _solve_highs(problem: Milp, time_limit: float | None, node_limit: int | None,
                  options: dict[str, Any]) -> Solution | None:
-    """The relaxation, then (``integral_optimum``) a dive, then branch-and-bound."""
+    """The relaxation, then (``integral_optimum``) a search, then branch-and-bound."""
     highs = _highs_model(problem, {**_HIGHS_DEFAULTS, **options}, time_limit, node_limit)
     integral = np.flatnonzero(problem.integral)
     if integral.size:
@@ -104,7 +109,7 @@ def _solve_highs(problem: Milp, time_limit: float | None, node_limit: int | None
         if status == _OPTIMAL:
             x = _integral_point(highs, integral)
             if x is None and problem.integral_optimum:
-                x = _dive(highs, integral, np.asarray(problem.bound, dtype=float))
+                x = _search(highs, integral, np.asarray(problem.bound, dtype=float))
             if x is not None:
                 return Solution(x, True)
         highs.clearSolver()
@@ -138,28 +143,73 @@ def _rounded(x: np.ndarray, integral: np.ndarray) -> np.ndarray | None:
     return x
 
 
-def _dive(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
-    """An integral point worth ceil(relaxation), hence optimal when the optimum is an integer:
-    fix the most fractional variable to its nearest integer (else the other one) while the
-    LP stays within that bound; None if a step fails or the steps run out."""
-    bound = math.ceil(highs.getInfo().objective_function_value - _OBJECTIVE_TOL)
-    for _ in range(_DIVE_STEPS):
-        x = np.asarray(highs.getSolution().col_value)
-        fraction = np.abs(x[integral] - np.rint(x[integral]))
-        if (point := _rounded(x, integral)) is not None:
-            return point
-        j = int(integral[np.argmax(fraction)])  # not fixed yet: its bounds are (0, upper[j])
-        near = float(np.rint(x[j]))
-        for value in (near, float(math.floor(x[j]) if near > x[j] else math.ceil(x[j]))):
-            highs.changeColBounds(j, value, value)
+def _search(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
+    """An optimal integral point by a small depth-first search on the warm LP, when the
+    optimum is known to be an integer; None once ``_DIVE_LPS`` LP solves are spent.
+
+    Every box branches on its most fractional variable: fixed to its nearest integer, else to
+    the other one, else bounded beyond both (x <= f - 1, x >= f + 2, f its floor), so the
+    search is complete. It first looks for a point worth ceil(relaxation), optimal if found:
+    boxes whose LP exceeds that are set aside, so its first descent is a plain dive. If none
+    is, the boxes set aside are searched, best LP first; a box whose ceil(LP) cannot beat the
+    best point found is dropped, and the best point is optimal once none is left.
+    """
+    bound = target = math.ceil(highs.getInfo().objective_function_value - _OBJECTIVE_TOL)
+    columns = np.arange(len(upper), dtype=np.int32)
+    root = (np.zeros(len(upper)), np.array(upper, dtype=float))
+    #: (box, its LP solution or None if not solved yet, its LP value)
+    pending = [(root, np.asarray(highs.getSolution().col_value), float(bound))]
+    aside: list[tuple[tuple[np.ndarray, np.ndarray], np.ndarray, float]] = []
+    best, best_value, solves = None, math.inf, 0
+    while pending or aside:
+        if not pending:  # no point is worth ``bound``: search the boxes set aside
+            pending = sorted(aside, key=lambda item: -item[2])  # the best LP popped first
+            target, aside = math.inf, []
+        box, x, value = pending.pop()
+        if x is None:
+            if solves == _DIVE_LPS:
+                return None
+            highs.changeColsBounds(len(columns), columns, *box)
             highs.run()
-            if (highs.getModelStatus() == _OPTIMAL and
-                    highs.getInfo().objective_function_value <= bound + _OBJECTIVE_TOL):
-                break
-            highs.changeColBounds(j, 0.0, float(upper[j]))
-        else:
-            return None
-    return None
+            solves += 1
+            if highs.getModelStatus() != _OPTIMAL:
+                continue
+            x = np.asarray(highs.getSolution().col_value)
+            value = highs.getInfo().objective_function_value
+            if value > target + _OBJECTIVE_TOL:
+                aside.append((box, x, value))
+                continue
+        if math.ceil(value - _OBJECTIVE_TOL) >= best_value:
+            continue  # cannot beat the best point
+        if (point := _rounded(x, integral)) is not None:
+            best, best_value = point, math.ceil(value - _OBJECTIVE_TOL)
+            if best_value <= bound:
+                return best
+            continue
+        pending.extend((child, None, math.nan) for child in reversed(_children(box, x, integral)))
+    return best
+
+
+def _children(box: tuple[np.ndarray, np.ndarray], x: np.ndarray,
+              integral: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The boxes that split ``box`` on its most fractional variable, nearest value first."""
+    lower, upper = box
+    fraction = np.abs(x[integral] - np.rint(x[integral]))
+    j = int(integral[np.argmax(fraction)])
+    floor = math.floor(x[j])
+    near = float(np.rint(x[j]))
+    other = float(floor if near > x[j] else floor + 1)
+    ranges = [(near, near), (other, other)]
+    if floor - 1 >= lower[j]:
+        ranges.append((lower[j], floor - 1))
+    if floor + 2 <= upper[j]:
+        ranges.append((floor + 2, upper[j]))
+    children = []
+    for low, high in ranges:
+        child = (lower.copy(), upper.copy())
+        child[0][j], child[1][j] = low, high
+        children.append(child)
+    return children
 
 
 def _highs_model(problem: Milp, options: dict[str, Any], time_limit: float | None,

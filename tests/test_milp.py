@@ -1,5 +1,5 @@
 """compass.milp: both solvers reach the brute-force optimum, and each of HiGHS's three steps
-(integral relaxation, dive, branch-and-bound) is exercised and exact."""
+(integral relaxation, search, branch-and-bound) is exercised and exact."""
 
 from __future__ import annotations
 
@@ -89,41 +89,54 @@ def halves(integral_optimum: bool) -> Milp:
 def spy_steps(monkeypatch) -> list[str]:
     """Record which of HiGHS's steps returned the answer."""
     steps: list[str] = []
-    real_point, real_dive = milp._integral_point, milp._dive
+    real_point, real_search = milp._integral_point, milp._search
 
     def point(*args):
         x = real_point(*args)
         steps.append("relaxation" if x is not None else "fractional")
         return x
 
-    def dive(*args):
-        x = real_dive(*args)
-        steps.append("dive" if x is not None else "dive failed")
+    def search(*args):
+        x = real_search(*args)
+        steps.append("search" if x is not None else "search failed")
         return x
 
     monkeypatch.setattr(milp, "_integral_point", point)
-    monkeypatch.setattr(milp, "_dive", dive)
+    monkeypatch.setattr(milp, "_search", search)
     return steps
 
 
 @pytest.mark.parametrize("hint", [True, False])
-def test_a_fractional_relaxation_is_dived_or_branched_to_the_optimum(monkeypatch, hint):
+def test_a_fractional_relaxation_is_searched_or_branched_to_the_optimum(monkeypatch, hint):
     steps = spy_steps(monkeypatch)
     found = milp.solve(halves(hint), "highs")
     assert found.optimal and found.x.sum() == pytest.approx(1)
     assert steps[0] == "fractional"
-    assert steps[1:] == (["dive"] if hint else [])
+    assert steps[1:] == (["search"] if hint else [])
 
 
-def test_a_failed_dive_hands_over_to_branch_and_bound(monkeypatch):
-    """2x - 2y + 2z = 1 has no integral point but a feasible relaxation: the dive runs and
+def test_the_search_finds_an_optimum_above_the_rounded_relaxation(monkeypatch):
+    """max x + y + z with every pair summing to at most 1.5: the relaxation is 2.25 (all
+    0.75), no integral point is worth 2, the optimum is 1. The search sets aside the boxes
+    above 2, then finds and proves 1 among them, without branch-and-bound."""
+    pairs = np.array([[2.0, 2.0, 0.0], [0.0, 2.0, 2.0], [2.0, 0.0, 2.0]])
+    triangle = Milp(-np.ones(3), pairs, np.full(3, -np.inf), np.full(3, 3.0), np.full(3, 3.0),
+                    np.ones(3), integral_optimum=True)
+    steps = spy_steps(monkeypatch)
+    found = milp.solve(triangle, "highs")
+    assert found.optimal and -triangle.cost @ found.x == pytest.approx(1)
+    assert steps == ["fractional", "search"]
+
+
+def test_a_failed_search_hands_over_to_branch_and_bound(monkeypatch):
+    """2x - 2y + 2z = 1 has no integral point but a feasible relaxation: the search runs and
     fails, and branch-and-bound proves the program infeasible."""
     infeasible = Milp(np.array([1.0, 0.0, 0.0]), np.array([[2.0, -2.0, 2.0]]), np.array([1.0]),
                       np.array([1.0]), np.full(3, 3.0), np.ones(3), integral_optimum=True)
     steps = spy_steps(monkeypatch)
     with pytest.raises(MilpInfeasible):
         milp.solve(infeasible, "highs")
-    assert steps == ["fractional", "dive failed"]
+    assert steps == ["fractional", "search failed"]
 
 
 def test_a_node_limit_returns_nothing_or_a_feasible_point_flagged_as_it_is():
@@ -145,7 +158,7 @@ def test_a_node_limit_returns_nothing_or_a_feasible_point_flagged_as_it_is():
 
 def test_seeded_programs_take_every_step_and_each_is_exact(monkeypatch):
     """The property tests above cannot see which step answered; here 300 seeded programs go
-    through all three (integral relaxation, successful dive, failed dive then branching)."""
+    through all three (integral relaxation, successful search, failed search then branching)."""
     steps = spy_steps(monkeypatch)
     rng = np.random.default_rng(7)
     for _ in range(300):
@@ -156,4 +169,4 @@ def test_seeded_programs_take_every_step_and_each_is_exact(monkeypatch):
                        lower + rng.choice([0, 1, 3, np.inf], size=m), np.full(n, 3.0),
                        np.ones(n), integral_optimum=True)
         check(problem, "highs")
-    assert {"relaxation", "dive", "dive failed"} <= set(steps)
+    assert {"relaxation", "search", "search failed"} <= set(steps)
