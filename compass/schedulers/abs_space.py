@@ -131,6 +131,9 @@ class AbsSpace:
         self._profiled = [0] * nodes
         self._load = [0] * nodes
         self._foreign = [0] * nodes
+        #: per node: open slot vacancy sum_{s in S(n)} (w(s) - g - |F(s)|), kept by the
+        #: primitives so that the vacancy index needs no walk over the node's slots
+        self._open = [0] * nodes
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
         self._empty = NodeIndex(range(nodes))
         self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
@@ -260,9 +263,15 @@ class AbsSpace:
         room = len(self._empty) * G
         for used in range(1, G):
             room += len(self._pool_by_used[used]) * (G - used)
-        for n in self._vacancy_nodes:
-            room += sum(s.vacancy for s in self._slots[n].values() if s.vacancy > 0)
-        return room
+        return room + sum(self._open[n] for n in self._vacancy_nodes)
+
+    def partial_pool_count(self) -> int:
+        """len(partial_pool_nodes()) without building the list, O(G)."""
+        return sum(map(len, self._pool_by_used[1:self.gpus_per_node]))
+
+    def slotted_count(self, at_least: int) -> int:
+        """len(slotted_with_residual(at_least)) without building the list, O(G)."""
+        return sum(map(len, self._slotted_by_residual[at_least:self.gpus_per_node + 1]))
 
     def partial_pool_nodes(self) -> list[int]:
         """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
@@ -272,6 +281,10 @@ class AbsSpace:
         """Slotted nodes with residual >= ``at_least`` (>= 1: partial hosts only), by residual."""
         G = self.gpus_per_node
         return [n for b in self._slotted_by_residual[at_least:G + 1] for n in b]
+
+    def stray_count(self) -> int:
+        """How many nodes hold strays."""
+        return len(self._stray_nodes)
 
     def stray_nodes(self) -> list[int]:
         """Nodes holding strays, ascending."""
@@ -393,7 +406,7 @@ class AbsSpace:
             total += len(self._slotted_by_residual[level]) * (level // width)
             total += len(self._pool_by_used[G - level]) * (level // width) if level < G else 0
         if width == 1:
-            total += sum(s.vacancy for n in self._vacancy_nodes for s in self._slots[n].values())
+            total += sum(self._open[n] for n in self._vacancy_nodes)
         return total
 
     def recorded_moves(self) -> int:
@@ -451,6 +464,8 @@ class AbsSpace:
         require(self._profiled[n] == sum(widths), f"node {n}: stale profiled width")
         load = sum(s.used for s in slots.values()) + len(pool) + len(strays) + self._foreign[n]
         require(self._load[n] == load, f"node {n}: stale load {self._load[n]} != {load}")
+        vacancy = sum(s.vacancy for s in slots.values())
+        require(self._open[n] == vacancy, f"node {n}: stale vacancy {self._open[n]} != {vacancy}")
         require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
         for anchor, s in slots.items():
             require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
@@ -494,6 +509,7 @@ class AbsSpace:
     def _put_one(self, key: InstanceKey, spot: Spot) -> None:
         if spot.role == "filler":
             self._slot_of[spot.anchor].fillers.add(key)
+            self._open[spot.node] -= 1
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
         self._spot[key] = spot
@@ -505,6 +521,7 @@ class AbsSpace:
         spot = self._spot.pop(key)
         if spot.role == "filler":
             self._slot_of[spot.anchor].fillers.remove(key)
+            self._open[spot.node] += 1
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
         self._load[spot.node] -= 1
@@ -517,6 +534,7 @@ class AbsSpace:
         self._slot_of[slot.anchor] = slot
         self._profiled[slot.node] += slot.width
         self._load[slot.node] += slot.used
+        self._open[slot.node] += slot.vacancy
         self._reindex(slot.node)
         self._log(lambda: self._take_slot(slot))
 
@@ -525,6 +543,7 @@ class AbsSpace:
         del self._slot_of[slot.anchor]
         self._profiled[slot.node] -= slot.width
         self._load[slot.node] -= slot.used
+        self._open[slot.node] -= slot.vacancy
         self._reindex(slot.node)
         self._log(lambda: self._put_slot(slot))
 
@@ -537,6 +556,8 @@ class AbsSpace:
         self._profiled[dst] += slot.width
         self._load[src] -= slot.used
         self._load[dst] += slot.used
+        self._open[src] -= slot.vacancy
+        self._open[dst] += slot.vacancy
         for f in slot.fillers:
             self._spot[f] = Spot("filler", dst, slot.anchor)
         self._reindex(src)
@@ -545,10 +566,10 @@ class AbsSpace:
 
     # ---------------------------------------------------------------- indexes
     def _index_key(self, n: int) -> IndexKey:
-        slots, strays = self._slots[n], len(self._strays[n])
-        if slots or (strays and not self._pool[n]):
-            vacancy = any(s.vacancy > 0 for s in slots.values())
-            return ("slotted", self.residual(n), vacancy, strays > 0)
+        strays = len(self._strays[n])
+        if self._slots[n] or (strays and not self._pool[n]):
+            residual = self.gpus_per_node - self._profiled[n] - strays - self._foreign[n]
+            return ("slotted", residual, self._open[n] > 0, strays > 0)
         if self._pool[n]:
             return ("pool", self._load[n], False, strays > 0)  # pool + strays + foreign
         return _EMPTY_KEY
@@ -558,8 +579,9 @@ class AbsSpace:
         old = self._key[n]
         if new == old:
             return
-        self._home(old).remove(n)
-        self._home(new).add(n)
+        if new[:2] != old[:2]:  # its kind or level changed: it changes bucket
+            self._home(old).remove(n)
+            self._home(new).add(n)
         if old[2] != new[2]:
             (self._vacancy_nodes.add if new[2] else self._vacancy_nodes.remove)(n)
         if old[3] != new[3]:

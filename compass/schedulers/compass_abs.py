@@ -162,6 +162,8 @@ class DrainClass:
     migrate: Callable[[AbsSpace, InstanceKey, int], None]
     #: ``Move.operator`` of the pass's migrations
     operator: str
+    #: an upper bound on len(hosts), O(G): a pass with fewer than two builds no host list
+    bound: Callable[[AbsSpace], int]
 
 
 def _slot_class(width: int) -> DrainClass:
@@ -177,7 +179,8 @@ def _slot_class(width: int) -> DrainClass:
         return [n for n in candidates if items(space, n)]
 
     return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
-                      AbsSpace.move_slot, f"compact-w{width}")
+                      AbsSpace.move_slot, f"compact-w{width}",
+                      lambda space: space.slotted_count(width))
 
 
 POOL_CLASS = DrainClass(
@@ -186,6 +189,7 @@ POOL_CLASS = DrainClass(
     AbsSpace.pool_on,
     lambda space, x, dst: space.move_one(x, Spot("pool", dst)),
     "compact-pool",
+    AbsSpace.partial_pool_count,
 )
 #: The classes of Compact, in the order of its pseudo-code (line 2).
 DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
@@ -194,8 +198,10 @@ DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
     """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
     space.operator = cls.operator
+    if cls.bound(space) < 2:  # nothing to drain into
+        return
     hosts = cls.hosts(space)
-    if len(hosts) < 2:  # nothing to drain into
+    if len(hosts) < 2:
         return
     hosts.sort(key=lambda n: (-cls.room(space, n), n))
     while len(hosts) >= 2:
@@ -217,10 +223,8 @@ def merge_partial_slotted(space: AbsSpace) -> None:
     nodes can be merged into fewer such nodes, merge the first such pair (densest first).
     Visits only those nodes; each merge lowers their count, so the loop ends."""
     space.operator = "repair"
-    while True:
+    while space.slotted_count(1) + space.stray_count() >= 2:  # else no pair to merge
         partial, strays = space.slotted_with_residual(1), space.stray_nodes()
-        if len(partial) + len(strays) < 2:  # no pair to merge
-            return
         hosts = [n for n in partial if space.slots_on(n)]
         hosts += [n for n in strays if n not in hosts and space.slots_on(n)]
         if len(hosts) < 2:
@@ -304,7 +308,7 @@ def settle(space: AbsSpace, repair: bool) -> None:
     """End of an event (Algorithm 1 lines 9, 16): Compact, then re-home any stray that
     gained a destination and compact again."""
     compact(space, repair)
-    while space.strays() and rehome_strays(space):
+    while not space.in_space and rehome_strays(space):
         compact(space, repair)
 
 
