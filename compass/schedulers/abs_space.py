@@ -32,7 +32,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, InstanceKey, slot_width
@@ -92,10 +92,10 @@ class Slot:
         return self.g + len(self.fillers)
 
 
-@dataclass(frozen=True, slots=True)
-class Spot:
+class Spot(NamedTuple):
     """Where a 1-GPU instance sits: a filler of the slot anchored by ``anchor``, a pool
-    occupant of ``node``, or a stray on ``node`` (outside the ABS)."""
+    occupant of ``node``, or a stray on ``node`` (outside the ABS). A named tuple: one is
+    made per placement and per migration, and a tuple is the cheapest immutable record."""
 
     role: Role
     node: int
@@ -137,8 +137,15 @@ class AbsSpace:
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
         self._empty = NodeIndex(range(nodes))
         self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
-        self._slotted_by_residual = [NodeIndex() for _ in range(G + 1)]
+        #: slotted nodes by residual; the fully profiled ones (D(n) = 0, most of a busy
+        #: cluster) are only counted, never searched, so they sit in a plain set
+        self._slotted_by_residual: list[NodeIndex | set[int]] = [
+            set(), *(NodeIndex() for _ in range(G))]
         self._vacancy_nodes = NodeIndex()
+        #: the bucket of an index key (kind, level, ...): ``_homes[kind][level]``
+        self._homes: dict[Kind, list[NodeIndex | set[int]]] = {
+            "empty": [self._empty], "pool": self._pool_by_used,
+            "slotted": self._slotted_by_residual}
         self._stray_nodes = NodeIndex()
         self._undo: list[Callable[[], None]] = []
         self._recording = True
@@ -278,7 +285,10 @@ class AbsSpace:
         return [n for b in self._pool_by_used[1:self.gpus_per_node] for n in b]
 
     def slotted_with_residual(self, at_least: int) -> list[int]:
-        """Slotted nodes with residual >= ``at_least`` (>= 1: partial hosts only), by residual."""
+        """Slotted nodes with residual >= ``at_least`` >= 1 (partial hosts only), by residual
+        then index."""
+        if at_least < 1:
+            raise ValueError(f"the fully profiled slotted nodes are not ordered: {at_least=}")
         G = self.gpus_per_node
         return [n for b in self._slotted_by_residual[at_least:G + 1] for n in b]
 
@@ -484,17 +494,12 @@ class AbsSpace:
         key = self._index_key(n)
         require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
         kind, level, vacancy, stray = key
-        home = {"empty": self._empty, "pool": self._pool_by_used[level],
-                "slotted": self._slotted_by_residual[level]}[kind]
+        home = self._homes[kind][level]
         require(n in home, f"node {n} missing from its {kind} index")
         require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
         require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
 
     # --------------------------------------------- primitives (undo-logged)
-    def _log(self, inverse: Callable[[], None]) -> None:
-        if self._recording:
-            self._undo.append(inverse)
-
     def _check_room(self, spot: Spot) -> None:
         if spot.role == "filler":
             slot = self._slot_of[spot.anchor]
@@ -515,7 +520,8 @@ class AbsSpace:
         self._spot[key] = spot
         self._load[spot.node] += 1
         self._reindex(spot.node)
-        self._log(lambda: self._take_one(key))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._take_one(key))
 
     def _take_one(self, key: InstanceKey) -> Spot:
         spot = self._spot.pop(key)
@@ -526,7 +532,8 @@ class AbsSpace:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
         self._load[spot.node] -= 1
         self._reindex(spot.node)
-        self._log(lambda: self._put_one(key, spot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._put_one(key, spot))
         return spot
 
     def _put_slot(self, slot: Slot) -> None:
@@ -536,7 +543,8 @@ class AbsSpace:
         self._load[slot.node] += slot.used
         self._open[slot.node] += slot.vacancy
         self._reindex(slot.node)
-        self._log(lambda: self._take_slot(slot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._take_slot(slot))
 
     def _take_slot(self, slot: Slot) -> None:
         del self._slots[slot.node][slot.anchor]
@@ -545,7 +553,8 @@ class AbsSpace:
         self._load[slot.node] -= slot.used
         self._open[slot.node] -= slot.vacancy
         self._reindex(slot.node)
-        self._log(lambda: self._put_slot(slot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._put_slot(slot))
 
     def _relocate_slot(self, slot: Slot, dst: int) -> None:
         src = slot.node
@@ -562,7 +571,8 @@ class AbsSpace:
             self._spot[f] = Spot("filler", dst, slot.anchor)
         self._reindex(src)
         self._reindex(dst)
-        self._log(lambda: self._relocate_slot(slot, src))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._relocate_slot(slot, src))
 
     # ---------------------------------------------------------------- indexes
     def _index_key(self, n: int) -> IndexKey:
@@ -579,22 +589,14 @@ class AbsSpace:
         old = self._key[n]
         if new == old:
             return
-        if new[:2] != old[:2]:  # its kind or level changed: it changes bucket
-            self._home(old).remove(n)
-            self._home(new).add(n)
+        if new[0] != old[0] or new[1] != old[1]:  # kind or level changed: another bucket
+            self._homes[old[0]][old[1]].remove(n)
+            self._homes[new[0]][new[1]].add(n)
         if old[2] != new[2]:
             (self._vacancy_nodes.add if new[2] else self._vacancy_nodes.remove)(n)
         if old[3] != new[3]:
             (self._stray_nodes.add if new[3] else self._stray_nodes.remove)(n)
         self._key[n] = new
-
-    def _home(self, key: IndexKey) -> NodeIndex:
-        kind, level = key[0], key[1]
-        if kind == "pool":
-            return self._pool_by_used[level]
-        if kind == "slotted":
-            return self._slotted_by_residual[level]
-        return self._empty
 
 
 def require(condition: bool, message: str) -> None:

@@ -191,8 +191,10 @@ POOL_CLASS = DrainClass(
     "compact-pool",
     AbsSpace.partial_pool_count,
 )
+#: The slot classes of Compact, w4 then w2.
+SLOT_CLASSES = (_slot_class(4), _slot_class(2))
 #: The classes of Compact, in the order of its pseudo-code (line 2).
-DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
+DRAIN_CLASSES = (POOL_CLASS, *SLOT_CLASSES)
 
 
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
@@ -207,10 +209,10 @@ def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
     while len(hosts) >= 2:
         src, progress = hosts[0], False
         for item in cls.items(space, src):
-            fits = [n for n in hosts[1:] if cls.room(space, n) >= 1]
+            fits = [(room, n) for n in hosts[1:] if (room := cls.room(space, n)) >= 1]
             if not fits:
                 break
-            cls.migrate(space, item, min(fits, key=lambda n: (cls.room(space, n), n)))
+            cls.migrate(space, item, min(fits)[1])  # least room, then lowest index
             progress = True
         if not cls.items(space, src):
             hosts.pop(0)
@@ -297,8 +299,16 @@ def _best_merge(space: AbsSpace, a: int, b: int) -> _Merge | None:
 
 def compact(space: AbsSpace, repair: bool) -> None:
     """Compact (section 4.3.4): BestFitDrain over pool, w4, w2; then, if ``repair``, the
-    merge that restores Theorem 1's "at most one non-fully-packed slotted node"."""
-    for cls in DRAIN_CLASSES:
+    merge that restores Theorem 1's "at most one non-fully-packed slotted node".
+
+    After the pool pass, fewer than two partial or stray-holding slotted nodes leave the
+    slot passes and the repair without a pair (the usual case): they are skipped, and the
+    operator is left as the last of them would leave it."""
+    best_fit_drain(space, POOL_CLASS)
+    if space.slotted_count(1) + space.stray_count() < 2:
+        space.operator = "repair" if repair else SLOT_CLASSES[-1].operator
+        return
+    for cls in SLOT_CLASSES:
         best_fit_drain(space, cls)
     if repair:
         merge_partial_slotted(space)
