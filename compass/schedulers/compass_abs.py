@@ -198,21 +198,28 @@ DRAIN_CLASSES = (POOL_CLASS, *SLOT_CLASSES)
 
 
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
-    """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
+    """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it.
+
+    The hosts' rooms are read once: a migration lowers its destination's room by exactly
+    one (one instance, or one slot of the class's width) and changes no other host's room
+    but the head's, which is never a destination."""
     space.operator = cls.operator
     if cls.bound(space) < 2:  # nothing to drain into
         return
     hosts = cls.hosts(space)
     if len(hosts) < 2:
         return
-    hosts.sort(key=lambda n: (-cls.room(space, n), n))
+    rooms = {n: cls.room(space, n) for n in hosts}
+    hosts.sort(key=lambda n: (-rooms[n], n))
     while len(hosts) >= 2:
         src, progress = hosts[0], False
         for item in cls.items(space, src):
-            fits = [(room, n) for n in hosts[1:] if (room := cls.room(space, n)) >= 1]
+            fits = [(rooms[n], n) for n in hosts[1:] if rooms[n] >= 1]
             if not fits:
                 break
-            cls.migrate(space, item, min(fits)[1])  # least room, then lowest index
+            dst = min(fits)[1]  # least room, then lowest index
+            cls.migrate(space, item, dst)
+            rooms[dst] -= 1
             progress = True
         if not cls.items(space, src):
             hosts.pop(0)
