@@ -47,24 +47,40 @@ IndexKey = tuple[Kind, int, bool, bool]
 _EMPTY_KEY: IndexKey = ("empty", 0, False, False)
 
 
-class NodeIndex(list):
-    """Node indices kept ascending, added and removed by bisection: the small index sets of
-    the ABS (iteration, ``[0]`` and ``len`` stay plain list operations)."""
+#: An index set of nodes: a plain list kept ascending by bisection (iteration, ``[0]`` and
+#: ``len`` stay list operations), or a set where the nodes are only counted. Plain lists
+#: and module functions rather than a list subclass: a bucket changes on most events, and
+#: ``insort`` inserts into an exact list without a method call.
+Bucket = list[int] | set[int]
 
-    __slots__ = ()
 
-    def add(self, n: int) -> None:
-        insort(self, n)
+def bucket_add(bucket: Bucket, n: int) -> None:
+    """Add node n to the bucket."""
+    if type(bucket) is set:
+        bucket.add(n)
+    else:
+        insort(bucket, n)
 
-    def remove(self, n: int) -> None:
-        i = bisect_left(self, n)
-        if i == len(self) or self[i] != n:
-            raise ValueError(f"node {n} is not in the index")
-        del self[i]
 
-    def __contains__(self, n: object) -> bool:
-        i = bisect_left(self, n)  # type: ignore[arg-type]
-        return i < len(self) and self[i] == n
+def bucket_remove(bucket: Bucket, n: int) -> None:
+    """Remove node n from the bucket; ``AbsViolation`` if it is not there (a stale index)."""
+    if type(bucket) is set:
+        if n not in bucket:
+            raise AbsViolation(f"node {n} is not in the index")
+        bucket.remove(n)
+        return
+    i = bisect_left(bucket, n)
+    if i == len(bucket) or bucket[i] != n:
+        raise AbsViolation(f"node {n} is not in the index")
+    del bucket[i]
+
+
+def bucket_holds(bucket: Bucket, n: int) -> bool:
+    """Whether node n is in the bucket (by bisection in a list)."""
+    if type(bucket) is set:
+        return n in bucket
+    i = bisect_left(bucket, n)
+    return i < len(bucket) and bucket[i] == n
 
 
 class AbsViolation(AssertionError):
@@ -135,18 +151,17 @@ class AbsSpace:
         #: primitives so that the vacancy index needs no walk over the node's slots
         self._open = [0] * nodes
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
-        self._empty = NodeIndex(range(nodes))
-        self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
+        self._empty: list[int] = list(range(nodes))
+        self._pool_by_used: list[list[int]] = [[] for _ in range(G + 1)]
         #: slotted nodes by residual; the fully profiled ones (D(n) = 0, most of a busy
         #: cluster) are only counted, never searched, so they sit in a plain set
-        self._slotted_by_residual: list[NodeIndex | set[int]] = [
-            set(), *(NodeIndex() for _ in range(G))]
-        self._vacancy_nodes = NodeIndex()
+        self._slotted_by_residual: list[Bucket] = [set(), *([] for _ in range(G))]
+        self._vacancy_nodes: list[int] = []
         #: the bucket of an index key (kind, level, ...): ``_homes[kind][level]``
-        self._homes: dict[Kind, list[NodeIndex | set[int]]] = {
+        self._homes: dict[Kind, list[Bucket]] = {
             "empty": [self._empty], "pool": self._pool_by_used,
             "slotted": self._slotted_by_residual}
-        self._stray_nodes = NodeIndex()
+        self._stray_nodes: list[int] = []
         self._undo: list[Callable[[], None]] = []
         self._recording = True
         self._moves: list[Move] = []
@@ -495,9 +510,10 @@ class AbsSpace:
         require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
         kind, level, vacancy, stray = key
         home = self._homes[kind][level]
-        require(n in home, f"node {n} missing from its {kind} index")
-        require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
-        require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
+        require(bucket_holds(home, n), f"node {n} missing from its {kind} index")
+        require(bucket_holds(self._vacancy_nodes, n) == vacancy,
+                f"node {n}: vacancy index stale")
+        require(bucket_holds(self._stray_nodes, n) == stray, f"node {n}: stray index stale")
 
     # --------------------------------------------- primitives (undo-logged)
     def _check_room(self, spot: Spot) -> None:
@@ -590,12 +606,12 @@ class AbsSpace:
         if new == old:
             return
         if new[0] != old[0] or new[1] != old[1]:  # kind or level changed: another bucket
-            self._homes[old[0]][old[1]].remove(n)
-            self._homes[new[0]][new[1]].add(n)
+            bucket_remove(self._homes[old[0]][old[1]], n)
+            bucket_add(self._homes[new[0]][new[1]], n)
         if old[2] != new[2]:
-            (self._vacancy_nodes.add if new[2] else self._vacancy_nodes.remove)(n)
+            (bucket_add if new[2] else bucket_remove)(self._vacancy_nodes, n)
         if old[3] != new[3]:
-            (self._stray_nodes.add if new[3] else self._stray_nodes.remove)(n)
+            (bucket_add if new[3] else bucket_remove)(self._stray_nodes, n)
         self._key[n] = new
 
 
