@@ -65,11 +65,13 @@ def one_gpu_spot(space: AbsSpace, own: int | None = None, overflow: bool = False
     slot = space.open_vacancy()
     if slot is not None:
         return space.filler_spot(slot)
-    for node in (space.fullest_partial_pool(),
-                 own if own is not None and space.holds_only_strays(own) else None,
-                 space.lowest_empty()):
-        if node is not None:
-            return Spot("pool", node)
+    node = space.fullest_partial_pool()  # each next choice is looked up only if needed
+    if node is None and own is not None and space.holds_only_strays(own):
+        node = own
+    if node is None:
+        node = space.lowest_empty()
+    if node is not None:
+        return Spot("pool", node)
     if overflow:
         node = space.best_slotted(1)
         if node is not None:
