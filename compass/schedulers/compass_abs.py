@@ -156,10 +156,10 @@ def rehome_strays(space: AbsSpace) -> bool:
 # ------------------------------------------------------------------- Compact
 @dataclass(frozen=True, slots=True)
 class DrainClass:
-    """A class C of Compact (section 4.3.4): its partial hosts, room_C and items."""
+    """A class C of Compact (section 4.3.4): its partial hosts with room_C, and items."""
 
-    hosts: Callable[[AbsSpace], list[int]]
-    room: Callable[[AbsSpace, int], int]
+    #: the partial hosts -> room_C, most room first (ties: lowest index)
+    hosts: Callable[[AbsSpace], dict[int, int]]
     items: Callable[[AbsSpace, int], list[InstanceKey]]
     migrate: Callable[[AbsSpace, InstanceKey, int], None]
     #: ``Move.operator`` of the pass's migrations
@@ -174,20 +174,26 @@ def _slot_class(width: int) -> DrainClass:
     def items(space: AbsSpace, n: int) -> list[InstanceKey]:
         return [s.anchor for s in space.slots_on(n) if s.width == width]
 
-    def hosts(space: AbsSpace) -> list[int]:
+    def hosts(space: AbsSpace) -> dict[int, int]:
         candidates = space.slotted_with_residual(width)
         if len(candidates) < 2:  # too few to drain, whatever their slots
-            return candidates
-        return [n for n in candidates if items(space, n)]
+            return {}
+        rooms = [(space.residual(n) // width, n) for n in candidates if items(space, n)]
+        return {n: room for room, n in sorted(rooms, key=lambda x: (-x[0], x[1]))}
 
-    return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
-                      AbsSpace.move_slot, f"compact-w{width}",
+    return DrainClass(hosts, items, AbsSpace.move_slot, f"compact-w{width}",
                       lambda space: space.slotted_count(width))
 
 
+def _pool_hosts(space: AbsSpace) -> dict[int, int]:
+    """Partial pool nodes -> room G - |P(n)|: ``partial_pool_nodes`` is by occupancy, then
+    index, which is already the drain order."""
+    G = space.gpus_per_node
+    return {n: G - space.used(n) for n in space.partial_pool_nodes()}
+
+
 POOL_CLASS = DrainClass(
-    AbsSpace.partial_pool_nodes,
-    lambda space, n: space.gpus_per_node - space.used(n),
+    _pool_hosts,
     AbsSpace.pool_on,
     lambda space, x, dst: space.move_one(x, Spot("pool", dst)),
     "compact-pool",
@@ -208,11 +214,10 @@ def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
     space.operator = cls.operator
     if cls.bound(space) < 2:  # nothing to drain into
         return
-    hosts = cls.hosts(space)
-    if len(hosts) < 2:
+    rooms = cls.hosts(space)
+    if len(rooms) < 2:
         return
-    rooms = {n: cls.room(space, n) for n in hosts}
-    hosts.sort(key=lambda n: (-rooms[n], n))
+    hosts = list(rooms)
     while len(hosts) >= 2:
         src, progress = hosts[0], False
         for item in cls.items(space, src):
