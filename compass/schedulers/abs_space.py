@@ -32,7 +32,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, InstanceKey, slot_width
@@ -47,24 +47,40 @@ IndexKey = tuple[Kind, int, bool, bool]
 _EMPTY_KEY: IndexKey = ("empty", 0, False, False)
 
 
-class NodeIndex(list):
-    """Node indices kept ascending, added and removed by bisection: the small index sets of
-    the ABS (iteration, ``[0]`` and ``len`` stay plain list operations)."""
+#: An index set of nodes: a plain list kept ascending by bisection (iteration, ``[0]`` and
+#: ``len`` stay list operations), or a set where the nodes are only counted. Plain lists
+#: and module functions rather than a list subclass: a bucket changes on most events, and
+#: ``insort`` inserts into an exact list without a method call.
+Bucket = list[int] | set[int]
 
-    __slots__ = ()
 
-    def add(self, n: int) -> None:
-        insort(self, n)
+def bucket_add(bucket: Bucket, n: int) -> None:
+    """Add node n to the bucket."""
+    if type(bucket) is set:
+        bucket.add(n)
+    else:
+        insort(bucket, n)
 
-    def remove(self, n: int) -> None:
-        i = bisect_left(self, n)
-        if i == len(self) or self[i] != n:
-            raise ValueError(f"node {n} is not in the index")
-        del self[i]
 
-    def __contains__(self, n: object) -> bool:
-        i = bisect_left(self, n)  # type: ignore[arg-type]
-        return i < len(self) and self[i] == n
+def bucket_remove(bucket: Bucket, n: int) -> None:
+    """Remove node n from the bucket; ``AbsViolation`` if it is not there (a stale index)."""
+    if type(bucket) is set:
+        if n not in bucket:
+            raise AbsViolation(f"node {n} is not in the index")
+        bucket.remove(n)
+        return
+    i = bisect_left(bucket, n)
+    if i == len(bucket) or bucket[i] != n:
+        raise AbsViolation(f"node {n} is not in the index")
+    del bucket[i]
+
+
+def bucket_holds(bucket: Bucket, n: int) -> bool:
+    """Whether node n is in the bucket (by bisection in a list)."""
+    if type(bucket) is set:
+        return n in bucket
+    i = bisect_left(bucket, n)
+    return i < len(bucket) and bucket[i] == n
 
 
 class AbsViolation(AssertionError):
@@ -92,10 +108,10 @@ class Slot:
         return self.g + len(self.fillers)
 
 
-@dataclass(frozen=True, slots=True)
-class Spot:
+class Spot(NamedTuple):
     """Where a 1-GPU instance sits: a filler of the slot anchored by ``anchor``, a pool
-    occupant of ``node``, or a stray on ``node`` (outside the ABS)."""
+    occupant of ``node``, or a stray on ``node`` (outside the ABS). A named tuple: one is
+    made per placement and per migration, and a tuple is the cheapest immutable record."""
 
     role: Role
     node: int
@@ -131,12 +147,21 @@ class AbsSpace:
         self._profiled = [0] * nodes
         self._load = [0] * nodes
         self._foreign = [0] * nodes
+        #: per node: open slot vacancy sum_{s in S(n)} (w(s) - g - |F(s)|), kept by the
+        #: primitives so that the vacancy index needs no walk over the node's slots
+        self._open = [0] * nodes
         self._key: list[IndexKey] = [_EMPTY_KEY] * nodes
-        self._empty = NodeIndex(range(nodes))
-        self._pool_by_used = [NodeIndex() for _ in range(G + 1)]
-        self._slotted_by_residual = [NodeIndex() for _ in range(G + 1)]
-        self._vacancy_nodes = NodeIndex()
-        self._stray_nodes = NodeIndex()
+        self._empty: list[int] = list(range(nodes))
+        self._pool_by_used: list[list[int]] = [[] for _ in range(G + 1)]
+        #: slotted nodes by residual; the fully profiled ones (D(n) = 0, most of a busy
+        #: cluster) are only counted, never searched, so they sit in a plain set
+        self._slotted_by_residual: list[Bucket] = [set(), *([] for _ in range(G))]
+        self._vacancy_nodes: list[int] = []
+        #: the bucket of an index key (kind, level, ...): ``_homes[kind][level]``
+        self._homes: dict[Kind, list[Bucket]] = {
+            "empty": [self._empty], "pool": self._pool_by_used,
+            "slotted": self._slotted_by_residual}
+        self._stray_nodes: list[int] = []
         self._undo: list[Callable[[], None]] = []
         self._recording = True
         self._moves: list[Move] = []
@@ -260,18 +285,31 @@ class AbsSpace:
         room = len(self._empty) * G
         for used in range(1, G):
             room += len(self._pool_by_used[used]) * (G - used)
-        for n in self._vacancy_nodes:
-            room += sum(s.vacancy for s in self._slots[n].values() if s.vacancy > 0)
-        return room
+        return room + sum(self._open[n] for n in self._vacancy_nodes)
+
+    def partial_pool_count(self) -> int:
+        """len(partial_pool_nodes()) without building the list, O(G)."""
+        return sum(map(len, self._pool_by_used[1:self.gpus_per_node]))
+
+    def slotted_count(self, at_least: int) -> int:
+        """len(slotted_with_residual(at_least)) without building the list, O(G)."""
+        return sum(map(len, self._slotted_by_residual[at_least:self.gpus_per_node + 1]))
 
     def partial_pool_nodes(self) -> list[int]:
         """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
         return [n for b in self._pool_by_used[1:self.gpus_per_node] for n in b]
 
     def slotted_with_residual(self, at_least: int) -> list[int]:
-        """Slotted nodes with residual >= ``at_least`` (>= 1: partial hosts only), by residual."""
+        """Slotted nodes with residual >= ``at_least`` >= 1 (partial hosts only), by residual
+        then index."""
+        if at_least < 1:
+            raise ValueError(f"the fully profiled slotted nodes are not ordered: {at_least=}")
         G = self.gpus_per_node
         return [n for b in self._slotted_by_residual[at_least:G + 1] for n in b]
+
+    def stray_count(self) -> int:
+        """How many nodes hold strays."""
+        return len(self._stray_nodes)
 
     def stray_nodes(self) -> list[int]:
         """Nodes holding strays, ascending."""
@@ -393,7 +431,7 @@ class AbsSpace:
             total += len(self._slotted_by_residual[level]) * (level // width)
             total += len(self._pool_by_used[G - level]) * (level // width) if level < G else 0
         if width == 1:
-            total += sum(s.vacancy for n in self._vacancy_nodes for s in self._slots[n].values())
+            total += sum(self._open[n] for n in self._vacancy_nodes)
         return total
 
     def recorded_moves(self) -> int:
@@ -451,6 +489,8 @@ class AbsSpace:
         require(self._profiled[n] == sum(widths), f"node {n}: stale profiled width")
         load = sum(s.used for s in slots.values()) + len(pool) + len(strays) + self._foreign[n]
         require(self._load[n] == load, f"node {n}: stale load {self._load[n]} != {load}")
+        vacancy = sum(s.vacancy for s in slots.values())
+        require(self._open[n] == vacancy, f"node {n}: stale vacancy {self._open[n]} != {vacancy}")
         require(self.residual(n) >= 0, f"node {n}: S(n) = {widths} plus strays exceed G")
         for anchor, s in slots.items():
             require(s.anchor == anchor and s.node == n and self._slot_of.get(anchor) is s,
@@ -469,17 +509,13 @@ class AbsSpace:
         key = self._index_key(n)
         require(self._key[n] == key, f"node {n}: stale index key {self._key[n]} != {key}")
         kind, level, vacancy, stray = key
-        home = {"empty": self._empty, "pool": self._pool_by_used[level],
-                "slotted": self._slotted_by_residual[level]}[kind]
-        require(n in home, f"node {n} missing from its {kind} index")
-        require((n in self._vacancy_nodes) == vacancy, f"node {n}: vacancy index stale")
-        require((n in self._stray_nodes) == stray, f"node {n}: stray index stale")
+        home = self._homes[kind][level]
+        require(bucket_holds(home, n), f"node {n} missing from its {kind} index")
+        require(bucket_holds(self._vacancy_nodes, n) == vacancy,
+                f"node {n}: vacancy index stale")
+        require(bucket_holds(self._stray_nodes, n) == stray, f"node {n}: stray index stale")
 
     # --------------------------------------------- primitives (undo-logged)
-    def _log(self, inverse: Callable[[], None]) -> None:
-        if self._recording:
-            self._undo.append(inverse)
-
     def _check_room(self, spot: Spot) -> None:
         if spot.role == "filler":
             slot = self._slot_of[spot.anchor]
@@ -494,22 +530,26 @@ class AbsSpace:
     def _put_one(self, key: InstanceKey, spot: Spot) -> None:
         if spot.role == "filler":
             self._slot_of[spot.anchor].fillers.add(key)
+            self._open[spot.node] -= 1
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
         self._spot[key] = spot
         self._load[spot.node] += 1
         self._reindex(spot.node)
-        self._log(lambda: self._take_one(key))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._take_one(key))
 
     def _take_one(self, key: InstanceKey) -> Spot:
         spot = self._spot.pop(key)
         if spot.role == "filler":
             self._slot_of[spot.anchor].fillers.remove(key)
+            self._open[spot.node] += 1
         else:
             (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
         self._load[spot.node] -= 1
         self._reindex(spot.node)
-        self._log(lambda: self._put_one(key, spot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._put_one(key, spot))
         return spot
 
     def _put_slot(self, slot: Slot) -> None:
@@ -517,16 +557,20 @@ class AbsSpace:
         self._slot_of[slot.anchor] = slot
         self._profiled[slot.node] += slot.width
         self._load[slot.node] += slot.used
+        self._open[slot.node] += slot.vacancy
         self._reindex(slot.node)
-        self._log(lambda: self._take_slot(slot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._take_slot(slot))
 
     def _take_slot(self, slot: Slot) -> None:
         del self._slots[slot.node][slot.anchor]
         del self._slot_of[slot.anchor]
         self._profiled[slot.node] -= slot.width
         self._load[slot.node] -= slot.used
+        self._open[slot.node] -= slot.vacancy
         self._reindex(slot.node)
-        self._log(lambda: self._put_slot(slot))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._put_slot(slot))
 
     def _relocate_slot(self, slot: Slot, dst: int) -> None:
         src = slot.node
@@ -537,18 +581,21 @@ class AbsSpace:
         self._profiled[dst] += slot.width
         self._load[src] -= slot.used
         self._load[dst] += slot.used
+        self._open[src] -= slot.vacancy
+        self._open[dst] += slot.vacancy
         for f in slot.fillers:
             self._spot[f] = Spot("filler", dst, slot.anchor)
         self._reindex(src)
         self._reindex(dst)
-        self._log(lambda: self._relocate_slot(slot, src))
+        if self._recording:  # the inverse, for rollback
+            self._undo.append(lambda: self._relocate_slot(slot, src))
 
     # ---------------------------------------------------------------- indexes
     def _index_key(self, n: int) -> IndexKey:
-        slots, strays = self._slots[n], len(self._strays[n])
-        if slots or (strays and not self._pool[n]):
-            vacancy = any(s.vacancy > 0 for s in slots.values())
-            return ("slotted", self.residual(n), vacancy, strays > 0)
+        strays = len(self._strays[n])
+        if self._slots[n] or (strays and not self._pool[n]):
+            residual = self.gpus_per_node - self._profiled[n] - strays - self._foreign[n]
+            return ("slotted", residual, self._open[n] > 0, strays > 0)
         if self._pool[n]:
             return ("pool", self._load[n], False, strays > 0)  # pool + strays + foreign
         return _EMPTY_KEY
@@ -558,21 +605,14 @@ class AbsSpace:
         old = self._key[n]
         if new == old:
             return
-        self._home(old).remove(n)
-        self._home(new).add(n)
+        if new[0] != old[0] or new[1] != old[1]:  # kind or level changed: another bucket
+            bucket_remove(self._homes[old[0]][old[1]], n)
+            bucket_add(self._homes[new[0]][new[1]], n)
         if old[2] != new[2]:
-            (self._vacancy_nodes.add if new[2] else self._vacancy_nodes.remove)(n)
+            (bucket_add if new[2] else bucket_remove)(self._vacancy_nodes, n)
         if old[3] != new[3]:
-            (self._stray_nodes.add if new[3] else self._stray_nodes.remove)(n)
+            (bucket_add if new[3] else bucket_remove)(self._stray_nodes, n)
         self._key[n] = new
-
-    def _home(self, key: IndexKey) -> NodeIndex:
-        kind, level = key[0], key[1]
-        if kind == "pool":
-            return self._pool_by_used[level]
-        if kind == "slotted":
-            return self._slotted_by_residual[level]
-        return self._empty
 
 
 def require(condition: bool, message: str) -> None:

@@ -65,11 +65,13 @@ def one_gpu_spot(space: AbsSpace, own: int | None = None, overflow: bool = False
     slot = space.open_vacancy()
     if slot is not None:
         return space.filler_spot(slot)
-    for node in (space.fullest_partial_pool(),
-                 own if own is not None and space.holds_only_strays(own) else None,
-                 space.lowest_empty()):
-        if node is not None:
-            return Spot("pool", node)
+    node = space.fullest_partial_pool()  # each next choice is looked up only if needed
+    if node is None and own is not None and space.holds_only_strays(own):
+        node = own
+    if node is None:
+        node = space.lowest_empty()
+    if node is not None:
+        return Spot("pool", node)
     if overflow:
         node = space.best_slotted(1)
         if node is not None:
@@ -154,14 +156,16 @@ def rehome_strays(space: AbsSpace) -> bool:
 # ------------------------------------------------------------------- Compact
 @dataclass(frozen=True, slots=True)
 class DrainClass:
-    """A class C of Compact (section 4.3.4): its partial hosts, room_C and items."""
+    """A class C of Compact (section 4.3.4): its partial hosts with room_C, and items."""
 
-    hosts: Callable[[AbsSpace], list[int]]
-    room: Callable[[AbsSpace, int], int]
+    #: the partial hosts -> room_C, most room first (ties: lowest index)
+    hosts: Callable[[AbsSpace], dict[int, int]]
     items: Callable[[AbsSpace, int], list[InstanceKey]]
     migrate: Callable[[AbsSpace, InstanceKey, int], None]
     #: ``Move.operator`` of the pass's migrations
     operator: str
+    #: an upper bound on len(hosts), O(G): a pass with fewer than two builds no host list
+    bound: Callable[[AbsSpace], int]
 
 
 def _slot_class(width: int) -> DrainClass:
@@ -170,41 +174,59 @@ def _slot_class(width: int) -> DrainClass:
     def items(space: AbsSpace, n: int) -> list[InstanceKey]:
         return [s.anchor for s in space.slots_on(n) if s.width == width]
 
-    def hosts(space: AbsSpace) -> list[int]:
+    def hosts(space: AbsSpace) -> dict[int, int]:
         candidates = space.slotted_with_residual(width)
         if len(candidates) < 2:  # too few to drain, whatever their slots
-            return candidates
-        return [n for n in candidates if items(space, n)]
+            return {}
+        rooms = [(space.residual(n) // width, n) for n in candidates if items(space, n)]
+        return {n: room for room, n in sorted(rooms, key=lambda x: (-x[0], x[1]))}
 
-    return DrainClass(hosts, lambda space, n: space.residual(n) // width, items,
-                      AbsSpace.move_slot, f"compact-w{width}")
+    return DrainClass(hosts, items, AbsSpace.move_slot, f"compact-w{width}",
+                      lambda space: space.slotted_count(width))
+
+
+def _pool_hosts(space: AbsSpace) -> dict[int, int]:
+    """Partial pool nodes -> room G - |P(n)|: ``partial_pool_nodes`` is by occupancy, then
+    index, which is already the drain order."""
+    G = space.gpus_per_node
+    return {n: G - space.used(n) for n in space.partial_pool_nodes()}
 
 
 POOL_CLASS = DrainClass(
-    AbsSpace.partial_pool_nodes,
-    lambda space, n: space.gpus_per_node - space.used(n),
+    _pool_hosts,
     AbsSpace.pool_on,
     lambda space, x, dst: space.move_one(x, Spot("pool", dst)),
     "compact-pool",
+    AbsSpace.partial_pool_count,
 )
+#: The slot classes of Compact, w4 then w2.
+SLOT_CLASSES = (_slot_class(4), _slot_class(2))
 #: The classes of Compact, in the order of its pseudo-code (line 2).
-DRAIN_CLASSES = (POOL_CLASS, _slot_class(4), _slot_class(2))
+DRAIN_CLASSES = (POOL_CLASS, *SLOT_CLASSES)
 
 
 def best_fit_drain(space: AbsSpace, cls: DrainClass) -> None:
-    """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it."""
+    """BestFitDrain as the pseudo-code of Compact (lines 3-15) states it.
+
+    The hosts' rooms are read once: a migration lowers its destination's room by exactly
+    one (one instance, or one slot of the class's width) and changes no other host's room
+    but the head's, which is never a destination."""
     space.operator = cls.operator
-    hosts = cls.hosts(space)
-    if len(hosts) < 2:  # nothing to drain into
+    if cls.bound(space) < 2:  # nothing to drain into
         return
-    hosts.sort(key=lambda n: (-cls.room(space, n), n))
+    rooms = cls.hosts(space)
+    if len(rooms) < 2:
+        return
+    hosts = list(rooms)
     while len(hosts) >= 2:
         src, progress = hosts[0], False
         for item in cls.items(space, src):
-            fits = [n for n in hosts[1:] if cls.room(space, n) >= 1]
+            fits = [(rooms[n], n) for n in hosts[1:] if rooms[n] >= 1]
             if not fits:
                 break
-            cls.migrate(space, item, min(fits, key=lambda n: (cls.room(space, n), n)))
+            dst = min(fits)[1]  # least room, then lowest index
+            cls.migrate(space, item, dst)
+            rooms[dst] -= 1
             progress = True
         if not cls.items(space, src):
             hosts.pop(0)
@@ -217,10 +239,8 @@ def merge_partial_slotted(space: AbsSpace) -> None:
     nodes can be merged into fewer such nodes, merge the first such pair (densest first).
     Visits only those nodes; each merge lowers their count, so the loop ends."""
     space.operator = "repair"
-    while True:
+    while space.slotted_count(1) + space.stray_count() >= 2:  # else no pair to merge
         partial, strays = space.slotted_with_residual(1), space.stray_nodes()
-        if len(partial) + len(strays) < 2:  # no pair to merge
-            return
         hosts = [n for n in partial if space.slots_on(n)]
         hosts += [n for n in strays if n not in hosts and space.slots_on(n)]
         if len(hosts) < 2:
@@ -293,8 +313,16 @@ def _best_merge(space: AbsSpace, a: int, b: int) -> _Merge | None:
 
 def compact(space: AbsSpace, repair: bool) -> None:
     """Compact (section 4.3.4): BestFitDrain over pool, w4, w2; then, if ``repair``, the
-    merge that restores Theorem 1's "at most one non-fully-packed slotted node"."""
-    for cls in DRAIN_CLASSES:
+    merge that restores Theorem 1's "at most one non-fully-packed slotted node".
+
+    After the pool pass, fewer than two partial or stray-holding slotted nodes leave the
+    slot passes and the repair without a pair (the usual case): they are skipped, and the
+    operator is left as the last of them would leave it."""
+    best_fit_drain(space, POOL_CLASS)
+    if space.slotted_count(1) + space.stray_count() < 2:
+        space.operator = "repair" if repair else SLOT_CLASSES[-1].operator
+        return
+    for cls in SLOT_CLASSES:
         best_fit_drain(space, cls)
     if repair:
         merge_partial_slotted(space)
@@ -304,7 +332,7 @@ def settle(space: AbsSpace, repair: bool) -> None:
     """End of an event (Algorithm 1 lines 9, 16): Compact, then re-home any stray that
     gained a destination and compact again."""
     compact(space, repair)
-    while space.strays() and rehome_strays(space):
+    while not space.in_space and rehome_strays(space):
         compact(space, repair)
 
 
