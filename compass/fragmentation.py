@@ -363,14 +363,22 @@ def witness_packing(
 
     Each bin is a tuple of item sizes, descending; bins are ordered fullest first.
     """
+    return [content for content, m in witness_bins(counts, nodes, gpus_per_node, solver)
+            for _ in range(m)]
+
+
+def witness_bins(
+    counts: Counts, nodes: int | None = None, gpus_per_node: int = 8, solver: Solver = "highs"
+) -> Bins:
+    """``witness_packing`` grouped: each distinct bin content once, with its multiplicity, in
+    the same order (a witness has a few distinct contents but up to N bins)."""
     n = _prepare(counts, nodes, gpus_per_node, solver)
     if _uses_closed_form(n, gpus_per_node):
         phi = _closed_form(n, nodes)
         bins = _canonical(_wcc_packing(n))
         assert _bins_partial(bins, gpus_per_node) == phi, "Algorithm 2 attains eq. 21"
-    else:
-        bins = _optimal_bins(n, nodes, gpus_per_node, solver)[1]
-    return [content for content, m in bins for _ in range(m)]
+        return bins
+    return _optimal_bins(n, nodes, gpus_per_node, solver)[1]
 
 
 def configuration_ilp(

@@ -36,6 +36,7 @@ where they fit, and ``unrealised`` counts the event (SIF may then be > 0 until t
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -44,95 +45,137 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from compass.cluster import ClusterState
-from compass.fragmentation import InfeasiblePacking, inherent_partial_nodes, witness_packing
+from compass.fragmentation import Bins, InfeasiblePacking, inherent_partial_nodes, witness_bins
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
-from compass.schedulers.realise import node_counts, realise
+from compass.schedulers.realise import node_counts, order_moves, select_row_moves
 from compass.schedulers.registry import register
 from compass.schedulers.repack import NODE_LIMIT, repack
 
 Plan = dict[int, tuple[int, ...]]
 
 
-def assign_bins(bins: Sequence[tuple[int, ...]], current: np.ndarray) -> np.ndarray:
-    """Target counts per node (spec section 7, step 3): each bin on a distinct node maximising
-    total overlap with ``current`` (N x (G+1) counts), ties to fuller bins on lower nodes.
+@functools.cache
+def _key_digits(gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weight and radix of each size g in a node's content key (index 0 unused): digit g
+    counts the size-g instances, 0..G // g, so keys identify contents and stay exact in
+    float64 (below 2^27 for G = 16)."""
+    radix = [1] + [gpus_per_node // g + 1 for g in range(1, gpus_per_node + 1)]
+    weights = [0] + np.cumprod(radix[:-1]).tolist()
+    return np.array(weights, dtype=np.int64), np.array(radix, dtype=np.int64)
+
+
+def node_keys(state: ClusterState) -> np.ndarray:
+    """Each node's content (its instances per size) as one integer, O(N + I) in C: nodes with
+    the same content, and only those, share a key; an empty node has key 0."""
+    weights = _key_digits(state.gpus_per_node)[0]
+    nodes, sizes = state.instance_nodes_and_sizes()
+    size = np.fromiter(sizes, dtype=np.int64, count=len(sizes))
+    node = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+    return np.bincount(node, weights=weights[size], minlength=state.nodes).astype(np.int64)
+
+
+def key_counts(keys: np.ndarray, gpus_per_node: int) -> np.ndarray:
+    """The counts per size (rows of shape G + 1) of the contents with these keys."""
+    weights, radix = _key_digits(gpus_per_node)
+    counts = keys[:, None] // np.maximum(weights, 1) % radix
+    counts[:, 0] = 0
+    return counts
+
+
+def _bin_counts(bins: Bins, width: int) -> np.ndarray:
+    """Counts per size of each bin group's content (one row per group)."""
+    rows = np.zeros((len(bins), width), dtype=np.int64)
+    for b, (content, _) in enumerate(bins):
+        for g in content:
+            rows[b, g] += 1
+    return rows
+
+
+def assign_bins(bins: Bins, keys: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the witness changes the placement (spec section 7, step 3): each bin on a
+    distinct node maximising the total overlap with the current contents (``keys``, from
+    ``node_keys``), ties to fuller bins on lower nodes. ``bins`` are distinct contents with
+    multiplicities, in bin order (``witness_bins``). Returns the nodes that may change,
+    ascending, and their target counts (rows of shape G + 1); every other node keeps its
+    content.
 
     A node whose content equals a bin's keeps it (an exchange argument shows some maximum
     assignment does: min(x, a) + min(a, y) - a <= min(x, y) per size), the lowest-index such
     nodes first; the rest is a rectangular ``linear_sum_assignment`` over the other bins and
     nodes, of which only as many empty nodes as bins, lowest index first, can matter.
     """
-    N, width = current.shape
-    if len(bins) > N:
-        raise ValueError(f"{len(bins)} bins do not fit {N} nodes")
-    cells = [b * width + g for b, items in enumerate(bins) for g in items]
-    content = np.bincount(cells, minlength=len(bins) * width).reshape(len(bins), width)
-    target = np.zeros_like(current)
-    spare_bins, spare_nodes = _keep_identical(content, current, target)
-    if spare_bins.size:
-        rows, cols = _max_overlap(content[spare_bins], current, spare_nodes)
-        target[spare_nodes[cols]] = content[spare_bins[rows]]
-    return target
+    if sum(m for _, m in bins) > len(keys):
+        raise ValueError(f"{sum(m for _, m in bins)} bins do not fit {len(keys)} nodes")
+    width = gpus_per_node + 1
+    content = _bin_counts(bins, width)
+    spare, nodes = _keep_identical(content, [m for _, m in bins], keys, gpus_per_node)
+    target = np.zeros((len(nodes), width), dtype=np.int64)
+    if len(spare):
+        here = key_counts(keys[nodes], gpus_per_node)
+        rows, cols = _max_overlap(content[spare], here, nodes, len(keys))
+        target[cols] = content[spare[rows]]
+    return nodes, target
 
 
 def _keep_identical(
-    content: np.ndarray, current: np.ndarray, target: np.ndarray
+    content: np.ndarray, multiplicity: list[int], keys: np.ndarray, gpus_per_node: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Give bins to the lowest-index nodes with the same content (in ``target``); return the
-    bins and the nodes left, keeping only as many empty nodes as bins are left."""
-    base = content.shape[1] ** np.arange(content.shape[1])  # counts per size <= G < base
-    bin_keys, node_keys = content @ base, current @ base
-    by_key = np.argsort(node_keys, kind="stable")  # by content, then node index
-    sorted_keys = node_keys[by_key]
-    bins = np.argsort(bin_keys, kind="stable")  # by content, then bin index
-    keys = bin_keys[bins]
-    lo = np.searchsorted(sorted_keys, keys)  # the nodes of each bin's content: [lo, hi)
-    hi = np.searchsorted(sorted_keys, keys, "right")
-    rank = np.arange(len(keys)) - np.searchsorted(keys, keys)  # the i-th bin of its content
-    kept = rank < hi - lo  # ... takes the i-th node of that content, if there is one
-    nodes = by_key[(lo + rank)[kept]]
-    target[nodes] = content[bins[kept]]
-    taken = np.zeros(len(node_keys), dtype=bool)
-    taken[nodes] = True
-    spare_bins = np.sort(bins[~kept])
-    empty = np.flatnonzero((node_keys == 0) & ~taken)
-    taken[empty[len(spare_bins) :]] = True
-    return spare_bins.astype(np.int64), np.flatnonzero(~taken)
+    """Give bins to the lowest-index nodes with the same content; return the group of each
+    bin left, in bin order, and the nodes left (ascending), keeping only as many empty
+    nodes as bins are left."""
+    by_key = np.argsort(keys, kind="stable")  # by content, then node index
+    sorted_keys = keys[by_key]
+    bin_keys = content @ _key_digits(gpus_per_node)[0]
+    lo = np.searchsorted(sorted_keys, bin_keys).tolist()  # nodes of each content: [lo, hi)
+    hi = np.searchsorted(sorted_keys, bin_keys, "right").tolist()
+    taken = np.zeros(len(keys), dtype=bool)
+    given: dict[int, int] = {}  # nodes of a content already kept by an earlier group
+    spare: list[int] = []
+    for group, (key, m) in enumerate(zip(bin_keys.tolist(), multiplicity)):
+        start = lo[group] + given.get(key, 0)
+        kept = min(m, hi[group] - start)
+        taken[by_key[start : start + kept]] = True
+        given[key] = given.get(key, 0) + kept
+        spare += [group] * (m - kept)
+    empty = int(np.searchsorted(sorted_keys, 0, "right"))  # key 0 first, by node index
+    taken[by_key[given.get(0, 0) + len(spare) : empty]] = True
+    return np.array(spare, dtype=np.int64), np.flatnonzero(~taken)
 
 
 def _max_overlap(
-    content: np.ndarray, current: np.ndarray, nodes: np.ndarray
+    content: np.ndarray, here: np.ndarray, nodes: np.ndarray, total_nodes: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (bins) and columns (positions in ``nodes``) of a maximum-overlap assignment."""
-    N, width = current.shape
-    here = current[nodes]
-    overlap = sum(np.minimum.outer(content[:, g], here[:, g]) for g in range(1, width))
+    """Rows (bins) and columns (positions in ``nodes``, whose counts are ``here``) of a
+    maximum-overlap assignment; ``total_nodes`` is N."""
+    width = here.shape[1]
+    overlap = np.minimum(content[:, None, 1:], here[None, :, 1:]).sum(axis=2)
     load = content @ np.arange(width)
-    tie = np.outer(load, N - 1 - nodes)
-    weight = overlap * (int(load.sum()) * N + 1) + tie  # integers, exact in float64
+    tie = np.outer(load, total_nodes - 1 - nodes)
+    weight = overlap * (int(load.sum()) * total_nodes + 1) + tie  # integers, exact in float64
     return linear_sum_assignment(weight.astype(float), maximize=True)
 
 
 def reserve(
-    target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
+    nodes: np.ndarray, target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
 ) -> tuple[Plan, np.ndarray]:
     """Nodes for each admitted job's instances in the target's deficits (lowest node first,
-    FIFO), and the target left for the running instances."""
+    FIFO), and the target left for the running instances; ``target`` and ``current`` are the
+    counts of ``nodes`` (ascending), the only nodes that change."""
     deficit = np.maximum(target - current, 0)
     plan: Plan = {}
     for job in jobs:
         g = job.gpus_per_instance
-        nodes: list[int] = []
-        for n in np.flatnonzero(deficit[:, g]).tolist():
-            take = min(int(deficit[n, g]), job.num_instances - len(nodes))
-            nodes.extend([n] * take)
-            deficit[n, g] -= take
-            if len(nodes) == job.num_instances:
+        hosts: list[int] = []
+        for i in np.flatnonzero(deficit[:, g]).tolist():
+            take = min(int(deficit[i, g]), job.num_instances - len(hosts))
+            hosts.extend([int(nodes[i])] * take)
+            deficit[i, g] -= take
+            if len(hosts) == job.num_instances:
                 break
-        assert len(nodes) == job.num_instances, "the witness holds every admitted instance"
-        plan[job.job_id] = tuple(nodes)
+        assert len(hosts) == job.num_instances, "the witness holds every admitted instance"
+        plan[job.job_id] = tuple(hosts)
     reserved = np.maximum(target - current, 0) - deficit
     return plan, target - reserved
 
@@ -192,8 +235,7 @@ class SIFOpt(Scheduler):
     def _rearrange(self, state: ClusterState) -> tuple[Move, ...]:
         """Admit the FIFO prefix that fits, then move to a witness of running + prefix."""
         counts = list(state.counts)
-        admitted = self._admissible(state, counts)
-        phi = inherent_partial_nodes(counts, state.nodes, state.gpus_per_node)
+        admitted, phi = self._admissible(state, counts)
         plan = _best_fit_if_optimal(state, admitted, phi) if self.keep_optimal else None
         moves: tuple[Move, ...] = ()
         if plan is None:
@@ -206,62 +248,86 @@ class SIFOpt(Scheduler):
     ) -> tuple[Plan, tuple[Move, ...]]:
         """Slots and moves for the max-overlap witness; if no move order reaches it, for the
         repair; if none reaches that either, best-fit slots and no moves."""
-        current = node_counts(state)
-        bins = witness_packing(counts, state.nodes, state.gpus_per_node)
-        plan, moves = _realise_target(state, assign_bins(bins, current), current, admitted)
+        keys = node_keys(state)
+        bins = witness_bins(counts, state.nodes, state.gpus_per_node)
+        nodes, target = assign_bins(bins, keys, state.gpus_per_node)
+        current = key_counts(keys[nodes], state.gpus_per_node)
+        plan, moves = _realise_target(state, nodes, target, current, admitted)
         if moves is not None:
             return plan, moves
         self.repairs += 1
+        current = node_counts(state)
         added = np.array(counts) - current.sum(axis=0)
         repair = repack(state, self.repair_time_limit, "highs", added=added,
                         objective="repair", max_partial=phi, node_limit=self.repair_node_limit)
         if repair is not None:
-            plan, moves = _realise_target(state, repair.target, current, admitted)
+            nodes = np.flatnonzero((repair.target != current).any(axis=1))
+            plan, moves = _realise_target(state, nodes, repair.target[nodes], current[nodes],
+                                          admitted)
             if moves is not None:
                 return plan, moves
         self.unrealised += 1
         return _best_fit_prefix(state, admitted)[0], ()
 
-    def _admissible(self, state: ClusterState, counts: list[int]) -> list[Job]:
-        """Queue prefix whose instances fit with the running ones (adds them to ``counts``)."""
+    def _admissible(self, state: ClusterState, counts: list[int]) -> tuple[list[Job], int]:
+        """Queue prefix whose instances fit with the running ones (adds them to ``counts``),
+        and Phi* of running + prefix."""
+        phi = inherent_partial_nodes(tuple(counts), state.nodes, state.gpus_per_node)
         admitted = []
         for job in self._queue:
             g = job.gpus_per_instance
             counts[g] += job.num_instances
             try:
-                inherent_partial_nodes(counts, state.nodes, state.gpus_per_node)
+                phi = inherent_partial_nodes(tuple(counts), state.nodes, state.gpus_per_node)
             except InfeasiblePacking:
                 counts[g] -= job.num_instances
                 break
             admitted.append(job)
-        return admitted
+        return admitted, phi
 
 
 def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> Plan | None:
     """Best-fit nodes for ``jobs`` if they all fit and leave exactly ``phi`` partial nodes."""
-    if not jobs:
-        return {} if state.partial_nodes == phi else None
-    plan, scratch = _best_fit_prefix(state, jobs)
-    return plan if len(plan) == len(jobs) and scratch.partial_nodes == phi else None
+    plan, partial = _best_fit_prefix(state, jobs)
+    return plan if len(plan) == len(jobs) and partial == phi else None
 
 
 def _realise_target(
-    state: ClusterState, target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
+    state: ClusterState, nodes: np.ndarray, target: np.ndarray, current: np.ndarray,
+    jobs: Sequence[Job],
 ) -> tuple[Plan, tuple[Move, ...] | None]:
-    """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves."""
-    plan, running_target = reserve(target, current, jobs)
-    return plan, realise(state, running_target, current)
+    """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves;
+    ``target`` and ``current`` are the counts of ``nodes`` (ascending), the only ones that
+    change."""
+    plan, running = reserve(nodes, target, current, jobs)
+    return plan, order_moves(state, select_row_moves(state, nodes, running, current - running))
 
 
-def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, ClusterState]:
+def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, int]:
     """Best-fit nodes for the FIFO prefix of ``jobs`` that fits without migrations, and the
-    state with them placed."""
-    scratch = state.copy()
+    partial nodes it leaves. The state is copied only when a further job has to see one
+    placed: one admitted job, the common case, is planned by reading the state."""
     plan: Plan = {}
+    scratch, partial = state, state.partial_nodes
     for job in jobs:
-        nodes = best_fit_gang(scratch, job.gpus_per_instance, job.num_instances)
+        g = job.gpus_per_instance
+        nodes = best_fit_gang(scratch, g, job.num_instances)
         if nodes is None:
             break
-        scratch.place_job(job.job_id, job.gpus_per_instance, nodes)
+        partial += _partial_change(scratch, g, nodes)
         plan[job.job_id] = nodes
-    return plan, scratch
+        if len(plan) < len(jobs):
+            scratch = state.copy() if scratch is state else scratch
+            scratch.place_job(job.job_id, g, nodes)
+    return plan, partial
+
+
+def _partial_change(state: ClusterState, g: int, nodes: Sequence[int]) -> int:
+    """How many more partial nodes placing g-GPU instances on ``nodes`` leaves."""
+    G = state.gpus_per_node
+    change = 0
+    for n in set(nodes):
+        free = state.free(n)
+        left = free - g * nodes.count(n)
+        change += (0 < left < G) - (0 < free < G)
+    return change
