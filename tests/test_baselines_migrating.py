@@ -500,10 +500,12 @@ def test_assign_bins_reaches_the_maximum_overlap(state, data):
     assume(state.used_gpus > 0)
     groups = data.draw(st.permutations(witness_bins(state.counts, state.nodes)))
     current = node_counts(state)
-    nodes, rows = assign_bins(tuple(groups), node_keys(state), state.gpus_per_node)
-    assert (key_counts(node_keys(state), state.gpus_per_node) == current).all()
+    keys = node_keys(state)
+    assert (np.array(key_counts(keys.tolist(), state.gpus_per_node)) == current).all()
+    nodes, now, rows = assign_bins(tuple(groups), keys, state.gpus_per_node)
+    assert (current[nodes] == np.array(now).reshape(-1, 9)).all()
     target = current.copy()
-    target[nodes] = rows
+    target[nodes] = np.array(rows).reshape(-1, 9)
     bins = [content for content, m in groups for _ in range(m)]
     assert sorted(map(tuple, target[target.any(axis=1)].tolist())) == sorted(
         tuple(np.bincount(b, minlength=9).tolist()) for b in bins

@@ -38,14 +38,14 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from compass.cluster import ClusterState
-from compass.fragmentation import Bins, InfeasiblePacking, inherent_partial_nodes, witness_bins
+from compass.fragmentation import Bins, InfeasiblePacking, state_phi_star, witness_bins
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
@@ -57,49 +57,41 @@ Plan = dict[int, tuple[int, ...]]
 
 
 @functools.cache
-def _key_digits(gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+def _key_digits(gpus_per_node: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Weight and radix of each size g in a node's content key (index 0 unused): digit g
     counts the size-g instances, 0..G // g, so keys identify contents and stay exact in
     float64 (below 2^27 for G = 16)."""
     radix = [1] + [gpus_per_node // g + 1 for g in range(1, gpus_per_node + 1)]
     weights = [0] + np.cumprod(radix[:-1]).tolist()
-    return np.array(weights, dtype=np.int64), np.array(radix, dtype=np.int64)
+    return tuple(weights), tuple(radix)
 
 
 def node_keys(state: ClusterState) -> np.ndarray:
     """Each node's content (its instances per size) as one integer, O(N + I) in C: nodes with
     the same content, and only those, share a key; an empty node has key 0."""
-    weights = _key_digits(state.gpus_per_node)[0]
+    weights = np.array(_key_digits(state.gpus_per_node)[0])
     nodes, sizes = state.instance_nodes_and_sizes()
     size = np.fromiter(sizes, dtype=np.int64, count=len(sizes))
     node = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
     return np.bincount(node, weights=weights[size], minlength=state.nodes).astype(np.int64)
 
 
-def key_counts(keys: np.ndarray, gpus_per_node: int) -> np.ndarray:
-    """The counts per size (rows of shape G + 1) of the contents with these keys."""
+def key_counts(keys: Iterable[int], gpus_per_node: int) -> list[list[int]]:
+    """The counts per size (lists of G + 1) of the contents with these keys."""
     weights, radix = _key_digits(gpus_per_node)
-    counts = keys[:, None] // np.maximum(weights, 1) % radix
-    counts[:, 0] = 0
-    return counts
+    digits = list(zip(weights, radix))[1:]
+    return [[0] + [key // w % r for w, r in digits] for key in keys]
 
 
-def _bin_counts(bins: Bins, width: int) -> np.ndarray:
-    """Counts per size of each bin group's content (one row per group)."""
-    rows = np.zeros((len(bins), width), dtype=np.int64)
-    for b, (content, _) in enumerate(bins):
-        for g in content:
-            rows[b, g] += 1
-    return rows
-
-
-def assign_bins(bins: Bins, keys: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+def assign_bins(
+    bins: Bins, keys: np.ndarray, gpus_per_node: int
+) -> tuple[list[int], list[list[int]], list[list[int]]]:
     """Where the witness changes the placement (spec section 7, step 3): each bin on a
     distinct node maximising the total overlap with the current contents (``keys``, from
     ``node_keys``), ties to fuller bins on lower nodes. ``bins`` are distinct contents with
     multiplicities, in bin order (``witness_bins``). Returns the nodes that may change,
-    ascending, and their target counts (rows of shape G + 1); every other node keeps its
-    content.
+    ascending, with their counts now and their target counts (lists of G + 1); every other
+    node keeps its content.
 
     A node whose content equals a bin's keeps it (an exchange argument shows some maximum
     assignment does: min(x, a) + min(a, y) - a <= min(x, y) per size), the lowest-index such
@@ -108,76 +100,93 @@ def assign_bins(bins: Bins, keys: np.ndarray, gpus_per_node: int) -> tuple[np.nd
     """
     if sum(m for _, m in bins) > len(keys):
         raise ValueError(f"{sum(m for _, m in bins)} bins do not fit {len(keys)} nodes")
-    width = gpus_per_node + 1
-    content = _bin_counts(bins, width)
-    spare, nodes = _keep_identical(content, [m for _, m in bins], keys, gpus_per_node)
-    target = np.zeros((len(nodes), width), dtype=np.int64)
-    if len(spare):
-        here = key_counts(keys[nodes], gpus_per_node)
-        rows, cols = _max_overlap(content[spare], here, nodes, len(keys))
-        target[cols] = content[spare[rows]]
-    return nodes, target
+    weights = _key_digits(gpus_per_node)[0]
+    bin_keys = [sum(weights[g] for g in content) for content, _ in bins]
+    spare, nodes = _keep_identical(bin_keys, [m for _, m in bins], keys)
+    current = key_counts(keys[nodes].tolist(), gpus_per_node)
+    target = [[0] * (gpus_per_node + 1) for _ in nodes]
+    if spare:
+        content = [[bins[group][0].count(g) for g in range(gpus_per_node + 1)]
+                   for group in spare]
+        rows, cols = _max_overlap(content, current, nodes, len(keys))
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            target[c] = content[r]
+    return nodes, current, target
 
 
 def _keep_identical(
-    content: np.ndarray, multiplicity: list[int], keys: np.ndarray, gpus_per_node: int
-) -> tuple[np.ndarray, np.ndarray]:
+    bin_keys: list[int], multiplicity: list[int], keys: np.ndarray
+) -> tuple[list[int], list[int]]:
     """Give bins to the lowest-index nodes with the same content; return the group of each
     bin left, in bin order, and the nodes left (ascending), keeping only as many empty
-    nodes as bins are left."""
-    by_key = np.argsort(keys, kind="stable")  # by content, then node index
+    nodes as bins are left. O(N log N) in C, then O(groups + nodes left)."""
+    by_key = keys.argsort(kind="stable")  # by content, then node index
     sorted_keys = keys[by_key]
-    bin_keys = content @ _key_digits(gpus_per_node)[0]
-    lo = np.searchsorted(sorted_keys, bin_keys).tolist()  # nodes of each content: [lo, hi)
-    hi = np.searchsorted(sorted_keys, bin_keys, "right").tolist()
-    taken = np.zeros(len(keys), dtype=bool)
+    wanted = np.array([*bin_keys, 0])
+    lo = sorted_keys.searchsorted(wanted).tolist()  # each content's nodes: [lo, hi)
+    hi = sorted_keys.searchsorted(wanted, "right").tolist()
     given: dict[int, int] = {}  # nodes of a content already kept by an earlier group
     spare: list[int] = []
-    for group, (key, m) in enumerate(zip(bin_keys.tolist(), multiplicity)):
+    kept: list[tuple[int, int]] = []  # runs of positions in ``by_key`` that stay as they are
+    for group, (key, m) in enumerate(zip(bin_keys, multiplicity)):
         start = lo[group] + given.get(key, 0)
-        kept = min(m, hi[group] - start)
-        taken[by_key[start : start + kept]] = True
-        given[key] = given.get(key, 0) + kept
-        spare += [group] * (m - kept)
-    empty = int(np.searchsorted(sorted_keys, 0, "right"))  # key 0 first, by node index
-    taken[by_key[given.get(0, 0) + len(spare) : empty]] = True
-    return np.array(spare, dtype=np.int64), np.flatnonzero(~taken)
+        keep = min(m, hi[group] - start)
+        kept.append((start, start + keep))
+        given[key] = given.get(key, 0) + keep
+        spare += [group] * (m - keep)
+    empty = hi[-1]  # key 0 comes first: positions [0, empty) hold the empty nodes
+    kept.append((min(given.get(0, 0) + len(spare), empty), empty))  # those beyond need
+    left: list[int] = []
+    at = 0
+    for start, end in sorted(kept):
+        left.extend(range(at, start))
+        at = max(at, end)
+    left.extend(range(at, len(keys)))
+    return spare, sorted(by_key[left].tolist())
 
 
 def _max_overlap(
-    content: np.ndarray, here: np.ndarray, nodes: np.ndarray, total_nodes: int
+    content: list[list[int]], here: list[list[int]], nodes: list[int], total_nodes: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (bins) and columns (positions in ``nodes``, whose counts are ``here``) of a
+    """Rows (bins, counts ``content``) and columns (``nodes``, counts ``here``) of a
     maximum-overlap assignment; ``total_nodes`` is N."""
-    width = here.shape[1]
-    overlap = np.minimum(content[:, None, 1:], here[None, :, 1:]).sum(axis=2)
-    load = content @ np.arange(width)
-    tie = np.outer(load, total_nodes - 1 - nodes)
+    bins, hosts = np.array(content), np.array(here)
+    overlap = np.minimum(bins[:, None, 1:], hosts[None, :, 1:]).sum(axis=2)
+    load = bins @ np.arange(bins.shape[1])
+    tie = np.outer(load, total_nodes - 1 - np.array(nodes))
     weight = overlap * (int(load.sum()) * total_nodes + 1) + tie  # integers, exact in float64
     return linear_sum_assignment(weight.astype(float), maximize=True)
 
 
 def reserve(
-    nodes: np.ndarray, target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
-) -> tuple[Plan, np.ndarray]:
+    nodes: Sequence[int], target: Sequence[Sequence[int]], current: Sequence[Sequence[int]],
+    jobs: Sequence[Job],
+) -> tuple[Plan, list[list[int]]]:
     """Nodes for each admitted job's instances in the target's deficits (lowest node first,
     FIFO), and the target left for the running instances; ``target`` and ``current`` are the
-    counts of ``nodes`` (ascending), the only nodes that change."""
-    deficit = np.maximum(target - current, 0)
+    counts of ``nodes`` (ascending), the only nodes that change. O(rows * G + instances):
+    per size, a stack of the rows still short of it, lowest on top."""
+    deficit = [[max(t - c, 0) for t, c in zip(row, now)] for row, now in zip(target, current)]
+    left = [list(row) for row in deficit]
+    short: dict[int, list[int]] = {}
     plan: Plan = {}
     for job in jobs:
-        g = job.gpus_per_instance
-        hosts: list[int] = []
-        for i in np.flatnonzero(deficit[:, g]).tolist():
-            take = min(int(deficit[i, g]), job.num_instances - len(hosts))
-            hosts.extend([int(nodes[i])] * take)
-            deficit[i, g] -= take
-            if len(hosts) == job.num_instances:
-                break
-        assert len(hosts) == job.num_instances, "the witness holds every admitted instance"
+        g, w = job.gpus_per_instance, job.num_instances
+        if g not in short:
+            short[g] = [i for i in range(len(left) - 1, -1, -1) if left[i][g]]
+        rows, hosts = short[g], []
+        while len(hosts) < w:
+            assert rows, "the witness holds every admitted instance"
+            i = rows[-1]
+            take = min(left[i][g], w - len(hosts))
+            hosts.extend([nodes[i]] * take)
+            left[i][g] -= take
+            if not left[i][g]:
+                rows.pop()
         plan[job.job_id] = tuple(hosts)
-    reserved = np.maximum(target - current, 0) - deficit
-    return plan, target - reserved
+    running = [[t - d + rest for t, d, rest in zip(row, short_by, unused)]
+               for row, short_by, unused in zip(target, deficit, left)]
+    return plan, running
 
 
 @register
@@ -248,10 +257,8 @@ class SIFOpt(Scheduler):
     ) -> tuple[Plan, tuple[Move, ...]]:
         """Slots and moves for the max-overlap witness; if no move order reaches it, for the
         repair; if none reaches that either, best-fit slots and no moves."""
-        keys = node_keys(state)
-        bins = witness_bins(counts, state.nodes, state.gpus_per_node)
-        nodes, target = assign_bins(bins, keys, state.gpus_per_node)
-        current = key_counts(keys[nodes], state.gpus_per_node)
+        bins = witness_bins(tuple(counts), state.nodes, state.gpus_per_node)
+        nodes, current, target = assign_bins(bins, node_keys(state), state.gpus_per_node)
         plan, moves = _realise_target(state, nodes, target, current, admitted)
         if moves is not None:
             return plan, moves
@@ -261,9 +268,9 @@ class SIFOpt(Scheduler):
         repair = repack(state, self.repair_time_limit, "highs", added=added,
                         objective="repair", max_partial=phi, node_limit=self.repair_node_limit)
         if repair is not None:
-            nodes = np.flatnonzero((repair.target != current).any(axis=1))
-            plan, moves = _realise_target(state, nodes, repair.target[nodes], current[nodes],
-                                          admitted)
+            changed = np.flatnonzero((repair.target != current).any(axis=1))
+            plan, moves = _realise_target(state, changed.tolist(), repair.target[changed].tolist(),
+                                          current[changed].tolist(), admitted)
             if moves is not None:
                 return plan, moves
         self.unrealised += 1
@@ -272,18 +279,31 @@ class SIFOpt(Scheduler):
     def _admissible(self, state: ClusterState, counts: list[int]) -> tuple[list[Job], int]:
         """Queue prefix whose instances fit with the running ones (adds them to ``counts``),
         and Phi* of running + prefix."""
-        phi = inherent_partial_nodes(tuple(counts), state.nodes, state.gpus_per_node)
+        nodes, G = state.nodes, state.gpus_per_node
+        demand = state.used_gpus
+        phi = state_phi_star(state.counts, demand, nodes, G)[0]
         admitted = []
         for job in self._queue:
-            g = job.gpus_per_instance
-            counts[g] += job.num_instances
-            try:
-                phi = inherent_partial_nodes(tuple(counts), state.nodes, state.gpus_per_node)
-            except InfeasiblePacking:
-                counts[g] -= job.num_instances
+            g, w = job.gpus_per_instance, job.num_instances
+            counts[g] += w
+            more = _phi_if_fits(counts, demand + g * w, nodes, G)
+            if more is None:
+                counts[g] -= w
                 break
+            phi, demand = more, demand + g * w
             admitted.append(job)
         return admitted, phi
+
+
+def _phi_if_fits(counts: list[int], demand: int, nodes: int, gpus_per_node: int) -> int | None:
+    """Phi* of ``counts`` (``demand`` GPUs in all) on ``nodes`` nodes, None if they do not fit
+    (``inherent_partial_nodes`` without its input checks: the counts come from the state)."""
+    if demand > nodes * gpus_per_node:
+        return None
+    try:
+        return state_phi_star(tuple(counts), demand, nodes, gpus_per_node)[0]
+    except InfeasiblePacking:
+        return None
 
 
 def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> Plan | None:
@@ -293,14 +313,15 @@ def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> 
 
 
 def _realise_target(
-    state: ClusterState, nodes: np.ndarray, target: np.ndarray, current: np.ndarray,
+    state: ClusterState, nodes: list[int], target: list[list[int]], current: list[list[int]],
     jobs: Sequence[Job],
 ) -> tuple[Plan, tuple[Move, ...] | None]:
     """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves;
     ``target`` and ``current`` are the counts of ``nodes`` (ascending), the only ones that
     change."""
     plan, running = reserve(nodes, target, current, jobs)
-    return plan, order_moves(state, select_row_moves(state, nodes, running, current - running))
+    surplus = [[c - t for c, t in zip(now, row)] for now, row in zip(current, running)]
+    return plan, order_moves(state, select_row_moves(state, nodes, running, surplus))
 
 
 def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, int]:
