@@ -23,7 +23,9 @@ The protocol places an admitted job before its moves, but a witness may need roo
 migrations make. So SIFOpt rearranges in the event hooks (``on_arrival``, ``on_departure``),
 which run before the admission pass: it mirrors the FIFO queue, moves running instances to
 the witness of running + admissible prefix while leaving that prefix's slots free, and
-``place`` then hands out those reserved slots. Per rearrangement O(I log I + N^3).
+``place`` then hands out those reserved slots. Per rearrangement O(I + N log N) in C (the
+nodes' content keys, ``node_keys``, sorted to find the nodes that keep a bin) plus Python work
+on the few nodes that change only, and the assignment over those (O(S^3) for S of them).
 
 The engine applies moves one at a time, each within capacity, and a max-overlap witness can
 need a swap that no order allows (a 4 against a {2, 1} on two nodes with 1 free GPU each and
@@ -37,7 +39,7 @@ where they fit, and ``unrealised`` counts the event (SIF may then be > 0 until t
 from __future__ import annotations
 
 import functools
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -347,8 +349,7 @@ def _partial_change(state: ClusterState, g: int, nodes: Sequence[int]) -> int:
     """How many more partial nodes placing g-GPU instances on ``nodes`` leaves."""
     G = state.gpus_per_node
     change = 0
-    for n in set(nodes):
+    for n, k in Counter(nodes).items():
         free = state.free(n)
-        left = free - g * nodes.count(n)
-        change += (0 < left < G) - (0 < free < G)
+        change += (0 < free - g * k < G) - (0 < free < G)
     return change
