@@ -151,13 +151,12 @@ def _best_fit_decreasing(
     for content, k in items:
         size = sum(content)
         while k:
-            fitting = [c for c, m in bins.items() if m and sum(c) + size <= gpus_per_node]
-            if fitting:
-                host = max(fitting, key=sum)
-                available = bins[host]
-            else:
-                host, available = (), k  # fresh bins, as many as needed
-            per_bin = (gpus_per_node - sum(host)) // size
+            host, room = (), gpus_per_node  # the fullest group that fits (the first on ties)
+            for c, m in bins.items():
+                if m and size <= (free := gpus_per_node - sum(c)) < room:
+                    host, room = c, free
+            available = bins[host] if host else k  # else fresh bins, as many as needed
+            per_bin = room // size
             filled, take = min(k // per_bin, available), per_bin
             if not filled:
                 filled, take = 1, k  # fewer copies left than one bin takes
@@ -174,6 +173,8 @@ def _wcc_packing(n: tuple[int, ...]) -> Counter[tuple[int, ...]]:
     composites: Counter[tuple[int, ...]] = Counter()
 
     def combine(content: tuple[int, ...], limit: int) -> int:
+        if limit <= 0:  # nothing of the leading size left (most mixes): skip the work
+            return 0
         k = min([limit] + [left[g] // content.count(g) for g in set(content)])
         for g in content:
             left[g] -= k
@@ -365,14 +366,22 @@ def witness_packing(
 
     Each bin is a tuple of item sizes, descending; bins are ordered fullest first.
     """
+    return [content for content, m in witness_bins(counts, nodes, gpus_per_node, solver)
+            for _ in range(m)]
+
+
+def witness_bins(
+    counts: Counts, nodes: int | None = None, gpus_per_node: int = 8, solver: Solver = "highs"
+) -> Bins:
+    """``witness_packing`` grouped: each distinct bin content once, with its multiplicity, in
+    the same order (a witness has a few distinct contents but up to N bins)."""
     n = _prepare(counts, nodes, gpus_per_node, solver)
     if _uses_closed_form(n, gpus_per_node):
         phi = _closed_form(n, nodes)
         bins = _canonical(_wcc_packing(n))
         assert _bins_partial(bins, gpus_per_node) == phi, "Algorithm 2 attains eq. 21"
-    else:
-        bins = _optimal_bins(n, nodes, gpus_per_node, solver)[1]
-    return [content for content, m in bins for _ in range(m)]
+        return bins
+    return _optimal_bins(n, nodes, gpus_per_node, solver)[1]
 
 
 def configuration_ilp(

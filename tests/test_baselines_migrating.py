@@ -20,7 +20,7 @@ from trace_rows import trace
 import compass
 from compass import milp as milp_module
 from compass.cluster import ClusterState
-from compass.fragmentation import inherent_partial_nodes, witness_packing
+from compass.fragmentation import inherent_partial_nodes, witness_bins
 from compass.model import Job
 from compass.schedulers import Move, Placement
 from compass.schedulers import fft as fft_module
@@ -29,7 +29,7 @@ from compass.schedulers.drr import DRR
 from compass.schedulers.fft import FFT
 from compass.schedulers.realise import node_counts, realise
 from compass.schedulers.repack import repack
-from compass.schedulers.sifopt import SIFOpt, assign_bins
+from compass.schedulers.sifopt import SIFOpt, assign_bins, key_counts, node_keys
 
 MIGRATING = ("fft", "drr", "sifopt")
 
@@ -502,9 +502,15 @@ def test_sifopt_keeps_an_optimal_placement():
 def test_assign_bins_reaches_the_maximum_overlap(state, data):
     """Keeping identical nodes and pruning empty ones loses nothing against a full LSA."""
     assume(state.used_gpus > 0)
-    bins = data.draw(st.permutations(witness_packing(state.counts, state.nodes)))
+    groups = data.draw(st.permutations(witness_bins(state.counts, state.nodes)))
     current = node_counts(state)
-    target = assign_bins(bins, current)
+    keys = node_keys(state)
+    assert (np.array(key_counts(keys.tolist(), state.gpus_per_node)) == current).all()
+    nodes, now, rows = assign_bins(tuple(groups), keys, state.gpus_per_node)
+    assert (current[nodes] == np.array(now).reshape(-1, 9)).all()
+    target = current.copy()
+    target[nodes] = np.array(rows).reshape(-1, 9)
+    bins = [content for content, m in groups for _ in range(m)]
     assert sorted(map(tuple, target[target.any(axis=1)].tolist())) == sorted(
         tuple(np.bincount(b, minlength=9).tolist()) for b in bins
     )

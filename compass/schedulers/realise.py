@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import mul
 
 import numpy as np
 
@@ -60,18 +61,48 @@ def realise(state: ClusterState, target: np.ndarray,
 
 def select_moves(state: ClusterState, target: np.ndarray,
                  current: np.ndarray | None = None) -> list[PlannedMove]:
-    """The spec's selection rule (section 5, "Realising the counts"), in plan order."""
+    """The spec's selection rule (section 5, "Realising the counts"), in plan order.
+
+    One pass in C finds the nodes whose counts change; ``select_row_moves`` plans on those.
+    """
     surplus = (node_counts(state) if current is None else current) - target
-    _check_target(state, target, surplus)
-    rank = {job: i for i, job in enumerate(state.running_jobs())}
+    if target.shape != surplus.shape or (target < 0).any():
+        raise ValueError(f"target must be non-negative counts of shape {surplus.shape}")
+    rows = np.flatnonzero(surplus.any(axis=1))
+    return select_row_moves(state, rows.tolist(), target[rows].tolist(), surplus[rows].tolist())
+
+
+def select_row_moves(state: ClusterState, rows: Sequence[int], target: Sequence[Sequence[int]],
+                     surplus: Sequence[Sequence[int]]) -> list[PlannedMove]:
+    """``select_moves`` given only the nodes ``rows`` (ascending) whose counts change, with
+    their ``target`` counts and ``surplus`` (current minus target); O(rows + moves), so a
+    witness that changes a handful of the N nodes costs a handful. The start order of the
+    running jobs is copied only if jobs compete for a move, and searched from its recent end
+    only for those.
+    """
+    _check_target(state, rows, target, surplus)
+    latest: list[int] = []  # running jobs, the most recently started first
+    age: dict[int, int] = {}  # a job's position in ``latest``
     moving: set[int] = set()
-    destinations = {g: _deficit_nodes(surplus[:, g]) for g in range(1, state.gpus_per_node + 1)}
+
+    def recent_first(key: InstanceKey) -> tuple[bool, int, InstanceKey]:
+        """Sort key: jobs already moving, then the most recently started, then the key."""
+        job = key[0]
+        if job not in age:
+            latest.extend(() if latest else reversed(list(state.running_jobs())))
+            age[job] = latest.index(job)
+        return job not in moving, age[job], key
+
+    G = state.gpus_per_node
+    destinations = {g: _deficit_nodes(rows, surplus, g) for g in range(1, G + 1)}
     planned: list[PlannedMove] = []
-    for n in np.flatnonzero((surplus > 0).any(axis=1)).tolist():
-        for g in range(state.gpus_per_node, 0, -1):
+    for n, extra in zip(rows, surplus):
+        for g in range(G, 0, -1):
+            if extra[g] <= 0:
+                continue
             candidates = [key for key, size in state.instances_on(n).items() if size == g]
-            for _ in range(int(surplus[n, g])):
-                key = min(candidates, key=lambda i: (i[0] not in moving, -rank[i[0]], i))
+            for _ in range(extra[g]):
+                key = min(candidates, key=recent_first)
                 candidates.remove(key)
                 moving.add(key[0])
                 planned.append(PlannedMove(key, n, next(destinations[g]), g))
@@ -127,18 +158,21 @@ def _stage(
     return None
 
 
-def _deficit_nodes(surplus: np.ndarray) -> Iterator[int]:
-    """Each node short of a size, once per missing instance, lowest index first."""
-    for n in np.flatnonzero(surplus < 0).tolist():
-        for _ in range(int(-surplus[n])):
+def _deficit_nodes(rows: Sequence[int], surplus: Sequence[Sequence[int]], g: int) -> Iterator[int]:
+    """Each node of ``rows`` short of size g, once per missing instance, lowest index first."""
+    for n, extra in zip(rows, surplus):
+        for _ in range(-extra[g]):
             yield n
 
 
-def _check_target(state: ClusterState, target: np.ndarray, surplus: np.ndarray) -> None:
-    if target.shape != surplus.shape or (target < 0).any():
-        raise ValueError(f"target must be non-negative counts of shape {surplus.shape}")
-    if surplus.sum(axis=0).any():
+def _check_target(state: ClusterState, rows: Sequence[int], target: Sequence[Sequence[int]],
+                  surplus: Sequence[Sequence[int]]) -> None:
+    """Raise ValueError unless the target, on the changed ``rows``, moves the running
+    instances only (same total per size) and over-commits no node; the other rows equal the
+    running placement, which is valid."""
+    if any(map(sum, zip(*surplus))):
         raise ValueError("target must hold exactly the running instances of every size")
-    over = np.flatnonzero(target @ np.arange(state.gpus_per_node + 1) > state.gpus_per_node)
-    if over.size:
-        raise ValueError(f"target over-commits node(s) {over.tolist()}")
+    G = state.gpus_per_node
+    over = [n for n, row in zip(rows, target) if sum(map(mul, row, range(G + 1))) > G]
+    if over:
+        raise ValueError(f"target over-commits node(s) {over}")

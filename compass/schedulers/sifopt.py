@@ -23,7 +23,9 @@ The protocol places an admitted job before its moves, but a witness may need roo
 migrations make. So SIFOpt rearranges in the event hooks (``on_arrival``, ``on_departure``),
 which run before the admission pass: it mirrors the FIFO queue, moves running instances to
 the witness of running + admissible prefix while leaving that prefix's slots free, and
-``place`` then hands out those reserved slots. Per rearrangement O(I log I + N^3).
+``place`` then hands out those reserved slots. Per rearrangement O(I + N log N) in C (the
+nodes' content keys, ``node_keys``, sorted to find the nodes that keep a bin) plus Python work
+on the few nodes that change only, and the assignment over those (O(S^3) for S of them).
 
 The engine applies moves one at a time, each within capacity, and a max-overlap witness can
 need a swap that no order allows (a 4 against a {2, 1} on two nodes with 1 free GPU each and
@@ -36,105 +38,157 @@ where they fit, and ``unrealised`` counts the event (SIF may then be > 0 until t
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+import functools
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from compass.cluster import ClusterState
-from compass.fragmentation import InfeasiblePacking, inherent_partial_nodes, witness_packing
+from compass.fragmentation import Bins, InfeasiblePacking, state_phi_star, witness_bins
 from compass.model import Job
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
-from compass.schedulers.realise import node_counts, realise
+from compass.schedulers.realise import node_counts, order_moves, select_row_moves
 from compass.schedulers.registry import register
 from compass.schedulers.repack import NODE_LIMIT, repack
 
 Plan = dict[int, tuple[int, ...]]
 
 
-def assign_bins(bins: Sequence[tuple[int, ...]], current: np.ndarray) -> np.ndarray:
-    """Target counts per node (spec section 7, step 3): each bin on a distinct node maximising
-    total overlap with ``current`` (N x (G+1) counts), ties to fuller bins on lower nodes.
+@functools.cache
+def _key_digits(gpus_per_node: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Weight and radix of each size g in a node's content key (index 0 unused): digit g
+    counts the size-g instances, 0..G // g, so keys identify contents and stay exact in
+    float64 (below 2^27 for G = 16)."""
+    radix = [1] + [gpus_per_node // g + 1 for g in range(1, gpus_per_node + 1)]
+    weights = [0] + np.cumprod(radix[:-1]).tolist()
+    return tuple(weights), tuple(radix)
+
+
+def node_keys(state: ClusterState) -> np.ndarray:
+    """Each node's content (its instances per size) as one integer, O(N + I) in C: nodes with
+    the same content, and only those, share a key; an empty node has key 0."""
+    weights = np.array(_key_digits(state.gpus_per_node)[0])
+    nodes, sizes = state.instance_nodes_and_sizes()
+    size = np.fromiter(sizes, dtype=np.int64, count=len(sizes))
+    node = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+    return np.bincount(node, weights=weights[size], minlength=state.nodes).astype(np.int64)
+
+
+def key_counts(keys: Iterable[int], gpus_per_node: int) -> list[list[int]]:
+    """The counts per size (lists of G + 1) of the contents with these keys."""
+    weights, radix = _key_digits(gpus_per_node)
+    digits = list(zip(weights, radix))[1:]
+    return [[0] + [key // w % r for w, r in digits] for key in keys]
+
+
+def assign_bins(
+    bins: Bins, keys: np.ndarray, gpus_per_node: int
+) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """Where the witness changes the placement (spec section 7, step 3): each bin on a
+    distinct node maximising the total overlap with the current contents (``keys``, from
+    ``node_keys``), ties to fuller bins on lower nodes. ``bins`` are distinct contents with
+    multiplicities, in bin order (``witness_bins``). Returns the nodes that may change,
+    ascending, with their counts now and their target counts (lists of G + 1); every other
+    node keeps its content.
 
     A node whose content equals a bin's keeps it (an exchange argument shows some maximum
     assignment does: min(x, a) + min(a, y) - a <= min(x, y) per size), the lowest-index such
     nodes first; the rest is a rectangular ``linear_sum_assignment`` over the other bins and
     nodes, of which only as many empty nodes as bins, lowest index first, can matter.
     """
-    N, width = current.shape
-    if len(bins) > N:
-        raise ValueError(f"{len(bins)} bins do not fit {N} nodes")
-    cells = [b * width + g for b, items in enumerate(bins) for g in items]
-    content = np.bincount(cells, minlength=len(bins) * width).reshape(len(bins), width)
-    target = np.zeros_like(current)
-    spare_bins, spare_nodes = _keep_identical(content, current, target)
-    if spare_bins.size:
-        rows, cols = _max_overlap(content[spare_bins], current, spare_nodes)
-        target[spare_nodes[cols]] = content[spare_bins[rows]]
-    return target
+    if sum(m for _, m in bins) > len(keys):
+        raise ValueError(f"{sum(m for _, m in bins)} bins do not fit {len(keys)} nodes")
+    weights = _key_digits(gpus_per_node)[0]
+    bin_keys = [sum(weights[g] for g in content) for content, _ in bins]
+    spare, nodes = _keep_identical(bin_keys, [m for _, m in bins], keys)
+    current = key_counts(keys[nodes].tolist(), gpus_per_node)
+    target = [[0] * (gpus_per_node + 1) for _ in nodes]
+    if spare:
+        content = [[bins[group][0].count(g) for g in range(gpus_per_node + 1)]
+                   for group in spare]
+        rows, cols = _max_overlap(content, current, nodes, len(keys))
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            target[c] = content[r]
+    return nodes, current, target
 
 
 def _keep_identical(
-    content: np.ndarray, current: np.ndarray, target: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Give bins to the lowest-index nodes with the same content (in ``target``); return the
-    bins and the nodes left, keeping only as many empty nodes as bins are left."""
-    base = content.shape[1] ** np.arange(content.shape[1])  # counts per size <= G < base
-    bin_keys, node_keys = content @ base, current @ base
-    by_key = np.argsort(node_keys, kind="stable")  # by content, then node index
-    sorted_keys = node_keys[by_key]
-    bins = np.argsort(bin_keys, kind="stable")  # by content, then bin index
-    keys = bin_keys[bins]
-    lo = np.searchsorted(sorted_keys, keys)  # the nodes of each bin's content: [lo, hi)
-    hi = np.searchsorted(sorted_keys, keys, "right")
-    rank = np.arange(len(keys)) - np.searchsorted(keys, keys)  # the i-th bin of its content
-    kept = rank < hi - lo  # ... takes the i-th node of that content, if there is one
-    nodes = by_key[(lo + rank)[kept]]
-    target[nodes] = content[bins[kept]]
-    taken = np.zeros(len(node_keys), dtype=bool)
-    taken[nodes] = True
-    spare_bins = np.sort(bins[~kept])
-    empty = np.flatnonzero((node_keys == 0) & ~taken)
-    taken[empty[len(spare_bins) :]] = True
-    return spare_bins.astype(np.int64), np.flatnonzero(~taken)
+    bin_keys: list[int], multiplicity: list[int], keys: np.ndarray
+) -> tuple[list[int], list[int]]:
+    """Give bins to the lowest-index nodes with the same content; return the group of each
+    bin left, in bin order, and the nodes left (ascending), keeping only as many empty
+    nodes as bins are left. O(N log N) in C, then O(groups + nodes left)."""
+    by_key = keys.argsort(kind="stable")  # by content, then node index
+    sorted_keys = keys[by_key]
+    wanted = np.array([*bin_keys, 0])
+    lo = sorted_keys.searchsorted(wanted).tolist()  # each content's nodes: [lo, hi)
+    hi = sorted_keys.searchsorted(wanted, "right").tolist()
+    given: dict[int, int] = {}  # nodes of a content already kept by an earlier group
+    spare: list[int] = []
+    kept: list[tuple[int, int]] = []  # runs of positions in ``by_key`` that stay as they are
+    for group, (key, m) in enumerate(zip(bin_keys, multiplicity)):
+        start = lo[group] + given.get(key, 0)
+        keep = min(m, hi[group] - start)
+        kept.append((start, start + keep))
+        given[key] = given.get(key, 0) + keep
+        spare += [group] * (m - keep)
+    empty = hi[-1]  # key 0 comes first: positions [0, empty) hold the empty nodes
+    kept.append((min(given.get(0, 0) + len(spare), empty), empty))  # those beyond need
+    left: list[int] = []
+    at = 0
+    for start, end in sorted(kept):
+        left.extend(range(at, start))
+        at = max(at, end)
+    left.extend(range(at, len(keys)))
+    return spare, sorted(by_key[left].tolist())
 
 
 def _max_overlap(
-    content: np.ndarray, current: np.ndarray, nodes: np.ndarray
+    content: list[list[int]], here: list[list[int]], nodes: list[int], total_nodes: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (bins) and columns (positions in ``nodes``) of a maximum-overlap assignment."""
-    N, width = current.shape
-    here = current[nodes]
-    overlap = sum(np.minimum.outer(content[:, g], here[:, g]) for g in range(1, width))
-    load = content @ np.arange(width)
-    tie = np.outer(load, N - 1 - nodes)
-    weight = overlap * (int(load.sum()) * N + 1) + tie  # integers, exact in float64
+    """Rows (bins, counts ``content``) and columns (``nodes``, counts ``here``) of a
+    maximum-overlap assignment; ``total_nodes`` is N."""
+    bins, hosts = np.array(content), np.array(here)
+    overlap = np.minimum(bins[:, None, 1:], hosts[None, :, 1:]).sum(axis=2)
+    load = bins @ np.arange(bins.shape[1])
+    tie = np.outer(load, total_nodes - 1 - np.array(nodes))
+    weight = overlap * (int(load.sum()) * total_nodes + 1) + tie  # integers, exact in float64
     return linear_sum_assignment(weight.astype(float), maximize=True)
 
 
 def reserve(
-    target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
-) -> tuple[Plan, np.ndarray]:
+    nodes: Sequence[int], target: Sequence[Sequence[int]], current: Sequence[Sequence[int]],
+    jobs: Sequence[Job],
+) -> tuple[Plan, list[list[int]]]:
     """Nodes for each admitted job's instances in the target's deficits (lowest node first,
-    FIFO), and the target left for the running instances."""
-    deficit = np.maximum(target - current, 0)
+    FIFO), and the target left for the running instances; ``target`` and ``current`` are the
+    counts of ``nodes`` (ascending), the only nodes that change. O(rows * G + instances):
+    per size, a stack of the rows still short of it, lowest on top."""
+    deficit = [[max(t - c, 0) for t, c in zip(row, now)] for row, now in zip(target, current)]
+    left = [list(row) for row in deficit]
+    short: dict[int, list[int]] = {}
     plan: Plan = {}
     for job in jobs:
-        g = job.gpus_per_instance
-        nodes: list[int] = []
-        for n in np.flatnonzero(deficit[:, g]).tolist():
-            take = min(int(deficit[n, g]), job.num_instances - len(nodes))
-            nodes.extend([n] * take)
-            deficit[n, g] -= take
-            if len(nodes) == job.num_instances:
-                break
-        assert len(nodes) == job.num_instances, "the witness holds every admitted instance"
-        plan[job.job_id] = tuple(nodes)
-    reserved = np.maximum(target - current, 0) - deficit
-    return plan, target - reserved
+        g, w = job.gpus_per_instance, job.num_instances
+        if g not in short:
+            short[g] = [i for i in range(len(left) - 1, -1, -1) if left[i][g]]
+        rows, hosts = short[g], []
+        while len(hosts) < w:
+            assert rows, "the witness holds every admitted instance"
+            i = rows[-1]
+            take = min(left[i][g], w - len(hosts))
+            hosts.extend([nodes[i]] * take)
+            left[i][g] -= take
+            if not left[i][g]:
+                rows.pop()
+        plan[job.job_id] = tuple(hosts)
+    running = [[t - d + rest for t, d, rest in zip(row, short_by, unused)]
+               for row, short_by, unused in zip(target, deficit, left)]
+    return plan, running
 
 
 @register
@@ -192,8 +246,7 @@ class SIFOpt(Scheduler):
     def _rearrange(self, state: ClusterState) -> tuple[Move, ...]:
         """Admit the FIFO prefix that fits, then move to a witness of running + prefix."""
         counts = list(state.counts)
-        admitted = self._admissible(state, counts)
-        phi = inherent_partial_nodes(counts, state.nodes, state.gpus_per_node)
+        admitted, phi = self._admissible(state, counts)
         plan = _best_fit_if_optimal(state, admitted, phi) if self.keep_optimal else None
         moves: tuple[Move, ...] = ()
         if plan is None:
@@ -206,62 +259,97 @@ class SIFOpt(Scheduler):
     ) -> tuple[Plan, tuple[Move, ...]]:
         """Slots and moves for the max-overlap witness; if no move order reaches it, for the
         repair; if none reaches that either, best-fit slots and no moves."""
-        current = node_counts(state)
-        bins = witness_packing(counts, state.nodes, state.gpus_per_node)
-        plan, moves = _realise_target(state, assign_bins(bins, current), current, admitted)
+        bins = witness_bins(tuple(counts), state.nodes, state.gpus_per_node)
+        nodes, current, target = assign_bins(bins, node_keys(state), state.gpus_per_node)
+        plan, moves = _realise_target(state, nodes, target, current, admitted)
         if moves is not None:
             return plan, moves
         self.repairs += 1
+        current = node_counts(state)
         added = np.array(counts) - current.sum(axis=0)
         repair = repack(state, self.repair_time_limit, "highs", added=added,
                         objective="repair", max_partial=phi, node_limit=self.repair_node_limit)
         if repair is not None:
-            plan, moves = _realise_target(state, repair.target, current, admitted)
+            changed = np.flatnonzero((repair.target != current).any(axis=1))
+            plan, moves = _realise_target(state, changed.tolist(), repair.target[changed].tolist(),
+                                          current[changed].tolist(), admitted)
             if moves is not None:
                 return plan, moves
         self.unrealised += 1
         return _best_fit_prefix(state, admitted)[0], ()
 
-    def _admissible(self, state: ClusterState, counts: list[int]) -> list[Job]:
-        """Queue prefix whose instances fit with the running ones (adds them to ``counts``)."""
+    def _admissible(self, state: ClusterState, counts: list[int]) -> tuple[list[Job], int]:
+        """Queue prefix whose instances fit with the running ones (adds them to ``counts``),
+        and Phi* of running + prefix."""
+        nodes, G = state.nodes, state.gpus_per_node
+        demand = state.used_gpus
+        phi = state_phi_star(state.counts, demand, nodes, G)[0]
         admitted = []
         for job in self._queue:
-            g = job.gpus_per_instance
-            counts[g] += job.num_instances
-            try:
-                inherent_partial_nodes(counts, state.nodes, state.gpus_per_node)
-            except InfeasiblePacking:
-                counts[g] -= job.num_instances
+            g, w = job.gpus_per_instance, job.num_instances
+            counts[g] += w
+            more = _phi_if_fits(counts, demand + g * w, nodes, G)
+            if more is None:
+                counts[g] -= w
                 break
+            phi, demand = more, demand + g * w
             admitted.append(job)
-        return admitted
+        return admitted, phi
+
+
+def _phi_if_fits(counts: list[int], demand: int, nodes: int, gpus_per_node: int) -> int | None:
+    """Phi* of ``counts`` (``demand`` GPUs in all) on ``nodes`` nodes, None if they do not fit
+    (``inherent_partial_nodes`` without its input checks: the counts come from the state)."""
+    if demand > nodes * gpus_per_node:
+        return None
+    try:
+        return state_phi_star(tuple(counts), demand, nodes, gpus_per_node)[0]
+    except InfeasiblePacking:
+        return None
 
 
 def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> Plan | None:
     """Best-fit nodes for ``jobs`` if they all fit and leave exactly ``phi`` partial nodes."""
-    if not jobs:
-        return {} if state.partial_nodes == phi else None
-    plan, scratch = _best_fit_prefix(state, jobs)
-    return plan if len(plan) == len(jobs) and scratch.partial_nodes == phi else None
+    plan, partial = _best_fit_prefix(state, jobs)
+    return plan if len(plan) == len(jobs) and partial == phi else None
 
 
 def _realise_target(
-    state: ClusterState, target: np.ndarray, current: np.ndarray, jobs: Sequence[Job]
+    state: ClusterState, nodes: list[int], target: list[list[int]], current: list[list[int]],
+    jobs: Sequence[Job],
 ) -> tuple[Plan, tuple[Move, ...] | None]:
-    """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves."""
-    plan, running_target = reserve(target, current, jobs)
-    return plan, realise(state, running_target, current)
+    """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves;
+    ``target`` and ``current`` are the counts of ``nodes`` (ascending), the only ones that
+    change."""
+    plan, running = reserve(nodes, target, current, jobs)
+    surplus = [[c - t for c, t in zip(now, row)] for now, row in zip(current, running)]
+    return plan, order_moves(state, select_row_moves(state, nodes, running, surplus))
 
 
-def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, ClusterState]:
+def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, int]:
     """Best-fit nodes for the FIFO prefix of ``jobs`` that fits without migrations, and the
-    state with them placed."""
-    scratch = state.copy()
+    partial nodes it leaves. The state is copied only when a further job has to see one
+    placed: one admitted job, the common case, is planned by reading the state."""
     plan: Plan = {}
+    scratch, partial = state, state.partial_nodes
     for job in jobs:
-        nodes = best_fit_gang(scratch, job.gpus_per_instance, job.num_instances)
+        g = job.gpus_per_instance
+        nodes = best_fit_gang(scratch, g, job.num_instances)
         if nodes is None:
             break
-        scratch.place_job(job.job_id, job.gpus_per_instance, nodes)
+        partial += _partial_change(scratch, g, nodes)
         plan[job.job_id] = nodes
-    return plan, scratch
+        if len(plan) < len(jobs):
+            scratch = state.copy() if scratch is state else scratch
+            scratch.place_job(job.job_id, g, nodes)
+    return plan, partial
+
+
+def _partial_change(state: ClusterState, g: int, nodes: Sequence[int]) -> int:
+    """How many more partial nodes placing g-GPU instances on ``nodes`` leaves."""
+    G = state.gpus_per_node
+    change = 0
+    for n, k in Counter(nodes).items():
+        free = state.free(n)
+        change += (0 < free - g * k < G) - (0 < free < G)
+    return change
