@@ -398,14 +398,6 @@ class FreeOverlay:
         self._free: dict[int, int] = {}
         self._moved: list[list[int]] = [[] for _ in range(state.gpus_per_node + 1)]
 
-    def census(self) -> tuple[int, int, int, int, tuple[int, ...]]:
-        """(partial nodes, used GPUs, empty nodes, running jobs, ``counts``) in one call: the
-        timeline's read of every instant."""
-        buckets = self._buckets
-        empty = len(buckets[self.gpus_per_node])
-        return (self.nodes - empty - len(buckets[0]), self._used, empty, len(self._jobs),
-                tuple(self._counts))
-
     def free(self, node: int) -> int:
         return self._free.get(node, self._state._free[node])
 
