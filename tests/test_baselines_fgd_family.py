@@ -11,6 +11,7 @@ from trace_rows import trace
 import compass
 from compass.cluster import ClusterState
 from compass.model import Job
+from compass.schedulers.base import ScoreKey
 from compass.schedulers.cafgd import (
     CAFGD,
     SizePredictor,
@@ -22,6 +23,7 @@ from compass.schedulers.fgd import FGD
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
+    blend,
     gradient_gang,
     instance_histogram,
     quantized_score,
@@ -81,6 +83,37 @@ def test_empty_and_full_nodes_carry_no_fragmentation(p):
     for g in range(1, 9):
         exact_fill, open_empty = grad.delta(g)[g], grad.delta(g)[8]
         assert exact_fill <= 0 <= open_empty
+
+
+masses = st.lists(st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.25, 0.5]) | st.floats(0, 1),
+                  min_size=9, max_size=9)
+
+
+@given(masses, masses, st.floats(0, 1.5))
+def test_blended_gradient_is_the_gradient_of_the_blend(a, b, weight):
+    """Bit for bit: CAFGD and MCG build their per-job / per-pass gradient this way."""
+    blended = FragmentationGradient.blended(a, b, weight)
+    as_dicts = {s: v for s, v in enumerate(a) if s}, {s: v for s, v in enumerate(b) if s}
+    reference = FragmentationGradient.of(blend(*as_dicts, weight), 8)
+    assert blended.frag == reference.frag
+    assert blended.distribution == reference.distribution
+    assert all(blended.delta(g) == reference.delta(g) for g in range(1, 9))
+
+
+@settings(max_examples=60, deadline=None)
+@given(masses, st.lists(st.integers(0, 8), min_size=1, max_size=12), st.integers(1, 8),
+       st.integers(1, 6))
+def test_node_key_places_as_the_rounded_rule(p, loads, g, w):
+    """The unrounded key of an untied row places exactly as the rounded row, with the same
+    dF_J (ties, e.g. from zero masses, fall back to the rounded row)."""
+    grad = FragmentationGradient.of(dict(enumerate(p)), 8)
+    state = ClusterState(len(loads))
+    for n, load in enumerate(loads):
+        if load:
+            state.place_job(100 + n, load, [n])
+    j = job(0, g, w)
+    assert gradient_gang(state, j, grad, grad.node_key(g)) == gradient_gang(
+        state, j, grad, ScoreKey(grad.delta(g)))
 
 
 def test_quantized_scores_of_state_s():

@@ -51,6 +51,7 @@ from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
     blend,
+    dense,
     gradient_gang,
     typical_sizes,
 )
@@ -70,6 +71,9 @@ HOLD_TOLERANCE = 1e-9
 #: When the wait-for-peak hold applies (``CAFGD.may_hold``).
 HoldRule = Literal["bounded", "unbounded"]
 HOLD_RULES: tuple[HoldRule, ...] = ("bounded", "unbounded")
+#: log10 of SHORT_LIFE_S and the log10 span up to FULL_LIFE_S (``lifecycle_weight``).
+_LOG_SHORT_LIFE = math.log10(SHORT_LIFE_S)
+_LOG_LIFE_SPAN = math.log10(FULL_LIFE_S) - _LOG_SHORT_LIFE
 
 
 def lifecycle_weight(tau: float, clamp: bool = True) -> float:
@@ -82,8 +86,7 @@ def lifecycle_weight(tau: float, clamp: bool = True) -> float:
         return 0.0
     if not clamp and tau > SOURCE_CLAMP_S:
         return 1.0
-    w = (math.log10(tau) - math.log10(SHORT_LIFE_S)) / (
-        math.log10(FULL_LIFE_S) - math.log10(SHORT_LIFE_S))
+    w = (math.log10(tau) - _LOG_SHORT_LIFE) / _LOG_LIFE_SPAN
     return min(w, 1.0) if clamp else w
 
 
@@ -117,6 +120,9 @@ class SizePredictor:
     _long: SlidingHistogram = field(init=False)
     _short: SlidingHistogram = field(init=False)
     _short_life: SlidingHistogram = field(init=False)
+    #: (short_life, G) -> (P_L, P_S) per size 0..G, until the next arrival (``masses``)
+    _masses: dict[tuple[bool, int], tuple[list[float], list[float]]] = field(
+        init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 1 <= self.short_window <= self.long_window or not 0 < self.water <= 1:
@@ -137,6 +143,7 @@ class SizePredictor:
 
     def add(self, size: int, count: int = 1) -> None:
         """Feed ``count`` arrived instances of ``size`` GPUs, one at a time (``Add``)."""
+        self._masses.clear()
         for _ in range(count):
             self._long.add(size)
             self._short.add(size)
@@ -153,6 +160,16 @@ class SizePredictor:
     def short_term(self, short_life: bool) -> dict[int, float]:
         """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
         return recency_mix(self._short_life if short_life else self._short, self.integer_ramp)
+
+    def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
+        """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs
+        of every job's gradient (``FragmentationGradient.blended``)."""
+        key = (short_life, gpus_per_node)
+        pair = self._masses.get(key)
+        if pair is None:
+            pair = self._masses[key] = (dense(self.long_term, gpus_per_node),
+                                        dense(self.short_term(short_life), gpus_per_node))
+        return pair
 
 
 @register
@@ -247,11 +264,14 @@ class CAFGD(Scheduler):
                      lifecycle_weight(tau, self.clamp_lifecycle_weight))
 
     def gradient(self, tau: float, gpus_per_node: int) -> FragmentationGradient:
-        """dF tables under m(tau), cached until the next arrival."""
+        """dF tables under m(tau) (those of ``distribution(tau)``), cached until the next
+        arrival."""
         key = (lifecycle_weight(tau, self.clamp_lifecycle_weight), tau < SHORT_LIFE_S)
-        if key not in self._gradients:
-            self._gradients[key] = FragmentationGradient.of(self.distribution(tau), gpus_per_node)
-        return self._gradients[key]
+        gradient = self._gradients.get(key)
+        if gradient is None:
+            gradient = self._gradients[key] = FragmentationGradient.blended(
+                *self.predictor.masses(key[1], gpus_per_node), key[0])
+        return gradient
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         if not self.predictor.ready:
@@ -260,6 +280,8 @@ class CAFGD(Scheduler):
         held_until = self._hold_until.get(job.job_id)
         if held_until is not None and now < held_until:
             return None
+        if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
+            return None  # greedy_gang's own first test, before any gradient is needed
         gradient = self.gradient(job.duration, state.gpus_per_node)
         key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
         placed = gradient_gang(state, job, gradient, key)
