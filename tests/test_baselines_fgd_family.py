@@ -269,6 +269,22 @@ def test_predictor_rebuilds_top_k_every_s_then_every_b():
     assert pred.long_term == {8: 1.0}
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 7), st.lists(st.tuples(st.integers(1, 8),
+                                                                st.integers(1, 9)), max_size=30))
+def test_predictor_fed_in_runs_equals_one_at_a_time(short, extra, arrivals):
+    """``add(size, count)`` runs the windows in batches; every state matches single feeds."""
+    runs, singles = (SizePredictor(short_window=short, long_window=short + extra)
+                     for _ in range(2))
+    for size, count in arrivals:
+        runs.add(size, count)
+        for _ in range(count):
+            singles.add(size)
+        assert runs.long_term == singles.long_term
+        for short_life in (False, True):
+            assert runs.short_term(short_life) == singles.short_term(short_life)
+
+
 def test_predictor_default_windows():
     pred = SizePredictor()
     assert (pred.short_window, pred.long_window, pred.water) == (400, 10_000, 0.95)

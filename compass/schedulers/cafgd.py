@@ -142,20 +142,24 @@ class SizePredictor:
         return self.arrived >= self.short_window
 
     def add(self, size: int, count: int = 1) -> None:
-        """Feed ``count`` arrived instances of ``size`` GPUs, one at a time (``Add``)."""
+        """Feed ``count`` arrived instances of ``size`` GPUs (``Add``, one at a time): the
+        windows take them in runs that end where P_L is due."""
         self._masses.clear()
-        for _ in range(count):
-            self._long.add(size)
-            self._short.add(size)
-            self._short_life.add(size)
-            if self._top_k_due():
+        while count:
+            due = self._next_top_k()
+            run = min(count, due - self.arrived)
+            for window in (self._long, self._short, self._short_life):
+                window.add(size, run)
+            count -= run
+            if self.arrived == due:
                 self.long_term = typical_sizes(self._long.counts, self.water)
 
-    def _top_k_due(self) -> bool:
-        """P_L is rebuilt every S arrivals up to B arrivals, then every B."""
-        if self.arrived > self.long_window:
-            return self.arrived % self.long_window == 0
-        return self.arrived % self.short_window == 0
+    def _next_top_k(self) -> int:
+        """The next arrival count at which P_L is rebuilt: every S arrivals up to B arrivals,
+        then every B."""
+        S, B = self.short_window, self.long_window
+        every_s = (self.arrived // S + 1) * S
+        return every_s if every_s <= B else (max(self.arrived, B) // B + 1) * B
 
     def short_term(self, short_life: bool) -> dict[int, float]:
         """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""

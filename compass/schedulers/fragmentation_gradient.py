@@ -215,22 +215,24 @@ class SlidingHistogram:
         """Arrival index of the oldest entry in the window."""
         return self.added - len(self.entries)
 
-    def add(self, value: int) -> None:
-        """Append one instance size, evicting the oldest when the window is full."""
-        entries, counts, index_sums = self.entries, self.counts, self.index_sums
+    def add(self, value: int, count: int = 1) -> None:
+        """Append ``count`` instances of one size, evicting the oldest when the window is full."""
+        entries, counts, index_sums, size = self.entries, self.counts, self.index_sums, self.size
         added = self.added
-        if len(entries) == self.size:
-            old = entries[0]  # the deque drops it on append
-            left = counts[old] - 1
-            if left:
-                counts[old] = left
-                index_sums[old] -= added - self.size
-            else:
-                del counts[old], index_sums[old]
-        entries.append(value)
-        counts[value] = counts.get(value, 0) + 1
-        index_sums[value] = index_sums.get(value, 0) + added
-        self.added = added + 1
+        for _ in range(count):
+            if len(entries) == size:
+                old = entries[0]  # the deque drops it on append
+                left = counts[old] - 1
+                if left:
+                    counts[old] = left
+                    index_sums[old] -= added - size
+                else:
+                    del counts[old], index_sums[old]
+            entries.append(value)
+            counts[value] = counts.get(value, 0) + 1
+            index_sums[value] = index_sums.get(value, 0) + added
+            added += 1
+        self.added = added
 
     def distribution(self) -> dict[int, float]:
         """Plain size shares over the window."""

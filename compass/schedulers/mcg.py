@@ -161,8 +161,7 @@ class MCG(Scheduler):
         self._planned = {}
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        for _ in range(job.num_instances):
-            self.recent.add(job.gpus_per_instance)
+        self.recent.add(job.gpus_per_instance, job.num_instances)
         self._pending.add(job)
         return ()
 
