@@ -159,17 +159,21 @@ class FragmentationGradient:
         row = self.exact_delta(g)
         return ScoreKey(row if untied(row[g:]) else self.delta(g))
 
-    def placement_gradient(self, state: ClusterState, g: int, nodes: Iterable[int]) -> float:
-        """Sum of dF over a gang's instances placed in order on ``nodes`` (spec s. 3, dF_J);
-        only the visited entries of the row are rounded."""
+    def placement_gradients(self, state: ClusterState, g: int, nodes: Iterable[int]
+                            ) -> list[float]:
+        """dF of a gang's first k instances placed in order on ``nodes``, k = 1, 2, ...: the
+        last is the gang's dF_J (spec s. 3), the others are those of its greedy prefixes (a
+        greedy placement of fewer instances is a prefix). Only visited entries are rounded."""
         row = self.exact_delta(g)
         free: dict[int, int] = {}
         total = 0.0
+        sums = []
         for n in nodes:
             f = free.get(n, state.free(n))
             total += round(row[f], GRADIENT_DECIMALS)
+            sums.append(total)
             free[n] = f - g
-        return total
+        return sums
 
 
 def untied(values: Sequence[float]) -> bool:
@@ -185,7 +189,7 @@ def gradient_gang(
     nodes = greedy_gang(state, job, key)
     if nodes is None:
         return None
-    return nodes, gradient.placement_gradient(state, job.gpus_per_instance, nodes)
+    return nodes, gradient.placement_gradients(state, job.gpus_per_instance, nodes)[-1]
 
 
 @dataclass

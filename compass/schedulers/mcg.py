@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -51,6 +51,7 @@ from compass.schedulers.fragmentation_gradient import (
     SlidingHistogram,
     checked_distribution,
     gradient_gang,
+    untied,
 )
 from compass.schedulers.registry import register
 
@@ -175,25 +176,20 @@ class MCG(Scheduler):
             self._pending = PendingJobs.of(queue)
         return self._pending
 
+    def pass_gradient(self, queue: Sequence[Job], gpus_per_node: int) -> FragmentationGradient:
+        """The gradient tables of p = beta P_pend + (1 - beta) P_recent, or of the injected p
+        (spec s. 4); the blend is built per size 1..G without dictionaries (once per pass)."""
+        G = gpus_per_node
+        if self.distribution is not None:
+            return FragmentationGradient.of(checked_distribution(self.distribution, G), G)
+        if not queue:
+            return FragmentationGradient.of(self.recent.distribution(), G)
+        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G),
+                                             shares(self.recent.counts, G), self.beta)
+
     def pass_distribution(self, queue: Sequence[Job], gpus_per_node: int) -> dict[int, float]:
         """p = beta P_pend + (1 - beta) P_recent, or the injected p (spec s. 4)."""
-        if self.distribution is not None:
-            return checked_distribution(self.distribution, gpus_per_node)
-        if not queue:
-            return self.recent.distribution()
-        # blend(normalized(pending sizes), normalized(recent), beta), in one pass over 1..G
-        pending, recent = self._mirror(queue).sizes, self.recent.counts
-        pending_total, recent_total = sum(pending.values()), sum(recent.values())
-        beta, rest = self.beta, 1.0 - self.beta
-        mixed = {}
-        for size in range(1, gpus_per_node + 1):
-            a, b = pending.get(size, 0), recent.get(size, 0)
-            if a or b:
-                value = (beta * (a / pending_total if a else 0.0)
-                         + rest * (b / recent_total if b else 0.0))
-                if value:
-                    mixed[size] = value
-        return mixed
+        return self.pass_gradient(queue, gpus_per_node).distribution
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
@@ -209,31 +205,16 @@ class MCG(Scheduler):
             # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
             self.gradient = None
             return [head], True
-        self.gradient = FragmentationGradient.of(
-            self.pass_distribution(queue, state.gpus_per_node), state.gpus_per_node)
+        self.gradient = self.pass_gradient(queue, state.gpus_per_node)
         if not queue:
             return queue, True
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        # dF_J depends on the job only through its shape (g, w): one greedy placement per shape
         pending = self._mirror(queue)
         head_shape = (head.gpus_per_instance, head.num_instances)
-        planned: dict[Shape, tuple[int, ...]] = {}
-
-        def shape_gradient(job: Job) -> float:
-            gradient, key = self._rule(job.gpus_per_instance)
-            placed = gradient_gang(state, job, gradient, key)
-            if placed is None:
-                return math.inf
-            planned[job.gpus_per_instance, job.num_instances] = placed[0]
-            return placed[1]
-
-        keys = {head_shape: shape_gradient(head)}
+        keys, planned = self._plan(state, pending)
         if not self.backfill and keys[head_shape] == math.inf:
             return [head], True
-        for shape, group in pending.groups.items():
-            if shape not in keys:
-                keys[shape] = shape_gradient(next(iter(group.values())))
         # the first job offered is placed on the state these placements were planned on
         self._planned = planned
         self._planned_on = (state.used_gpus, state.running_job_count)
@@ -254,6 +235,34 @@ class MCG(Scheduler):
                 order.extend(sorted(chain.from_iterable(pending.groups[s].values()
                                                         for s in shapes), key=_fifo_key))
         return order, not self.backfill
+
+    def _plan(self, state: ClusterState, pending: PendingJobs
+              ) -> tuple[dict[Shape, float], dict[Shape, tuple[int, ...]]]:
+        """dF_J and the greedy placement of every pending shape (inf and none where it does
+        not fit).
+
+        dF_J depends on a job only through its shape (g, w), and the greedy placement of w
+        g-GPU instances is the first w of that of more: one greedy placement per size, of
+        the widest shape that fits, gives every shape of that size.
+        """
+        widths: dict[int, list[int]] = {}
+        for g, w in pending.groups:
+            widths.setdefault(g, []).append(w)
+        keys: dict[Shape, float] = {}
+        planned: dict[Shape, tuple[int, ...]] = {}
+        for g, ws in widths.items():
+            gradient, key = self._rule(g)
+            ws.sort(reverse=True)
+            for i, w in enumerate(ws):
+                nodes = greedy_gang(state, next(iter(pending.groups[g, w].values())), key)
+                if nodes is not None:
+                    sums = gradient.placement_gradients(state, g, nodes)
+                    for v in ws[i:]:
+                        keys[g, v] = sums[v - 1]
+                        planned[g, v] = nodes[:v]
+                    break
+                keys[g, w] = math.inf
+        return keys, planned
 
     def job_gradient(self, job: Job, state: ClusterState) -> float:
         """dF_J of the job's greedy placement on ``state``, +inf if it does not fit."""
@@ -285,8 +294,21 @@ class MCG(Scheduler):
         return self.gradient, self._keys[g]
 
 
+def shares(counts: Mapping[int, int], gpus_per_node: int) -> list[float]:
+    """Each size's share of ``counts`` per size 0..G (sizes above G dropped)."""
+    total = sum(counts.values())
+    return [c / total if (c := counts.get(s, 0)) else 0.0 for s in range(gpus_per_node + 1)]
+
+
 def node_key(gradient: FragmentationGradient, g: int, lb_weight: float) -> NodeKey:
-    """(dF + lambda_lb u_after, used GPUs after, n): lower wins (spec s. 4 node rule)."""
+    """(dF + lambda_lb u_after, used GPUs after, n): lower wins (spec s. 4 node rule).
+
+    Without load balance, when no two gradients of the row tie (``untied``), u never breaks
+    a tie: FGD's key (the unrounded row) orders the nodes the same way.
+    """
+    exact = gradient.exact_delta(g)
+    if not lb_weight and untied(exact[g:]):
+        return ScoreKey(exact)
     row = gradient.delta(g)
     G = gradient.gpus_per_node
     return ScoreKey([(row[f] + lb_weight * (G - f + g) / G, G - f + g) for f in range(G + 1)])
