@@ -36,9 +36,10 @@ Assumptions ([A]):
 from __future__ import annotations
 
 import math
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import groupby, islice
+from itertools import groupby, islice, repeat
 from operator import itemgetter
 from typing import Any, Literal
 
@@ -46,7 +47,15 @@ from sortedcontainers import SortedList
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Move, NodeKey, Placement, Scheduler, panel_fit
+from compass.schedulers.base import (
+    Move,
+    NodeKey,
+    Placement,
+    Scheduler,
+    ScoreKey,
+    greedy_gang,
+    panel_fit,
+)
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
@@ -117,24 +126,23 @@ class SizePredictor:
     water: float = 0.95
     integer_ramp: bool = False
     long_term: dict[int, float] = field(init=False, default_factory=dict)
-    _long: SlidingHistogram = field(init=False)
+    #: instances fed so far
+    arrived: int = field(init=False, default=0)
+    #: the last B sizes, counted only when P_L is rebuilt (every S or B arrivals)
+    _long: deque[int] = field(init=False)
     _short: SlidingHistogram = field(init=False)
     _short_life: SlidingHistogram = field(init=False)
-    #: (short_life, G) -> (P_L, P_S) per size 0..G, until the next arrival (``masses``)
-    _masses: dict[tuple[bool, int], tuple[list[float], list[float]]] = field(
-        init=False, default_factory=dict)
+    #: G -> P_L per size 0..G, until P_L is rebuilt (``masses``)
+    _long_masses: dict[int, list[float]] = field(init=False, default_factory=dict)
+    #: (short_life, G) -> P_S per size 0..G, until the next arrival (``masses``)
+    _short_masses: dict[tuple[bool, int], list[float]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 1 <= self.short_window <= self.long_window or not 0 < self.water <= 1:
             raise ValueError("need 1 <= short_window <= long_window and 0 < water <= 1")
-        self._long = SlidingHistogram(self.long_window)
+        self._long = deque(maxlen=self.long_window)
         self._short = SlidingHistogram(self.short_window)
         self._short_life = SlidingHistogram(min(SHORT_LIFE_WINDOW, self.short_window))
-
-    @property
-    def arrived(self) -> int:
-        """Instances fed so far."""
-        return self._long.added
 
     @property
     def ready(self) -> bool:
@@ -144,15 +152,18 @@ class SizePredictor:
     def add(self, size: int, count: int = 1) -> None:
         """Feed ``count`` arrived instances of ``size`` GPUs (``Add``, one at a time): the
         windows take them in runs that end where P_L is due."""
-        self._masses.clear()
+        self._short_masses.clear()
         while count:
             due = self._next_top_k()
             run = min(count, due - self.arrived)
-            for window in (self._long, self._short, self._short_life):
-                window.add(size, run)
+            self._long.extend(repeat(size, run))
+            self._short.add(size, run)
+            self._short_life.add(size, run)
+            self.arrived += run
             count -= run
             if self.arrived == due:
-                self.long_term = typical_sizes(self._long.counts, self.water)
+                self.long_term = typical_sizes(Counter(self._long), self.water)
+                self._long_masses.clear()
 
     def _next_top_k(self) -> int:
         """The next arrival count at which P_L is rebuilt: every S arrivals up to B arrivals,
@@ -168,12 +179,14 @@ class SizePredictor:
     def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
         """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs
         of every job's gradient (``FragmentationGradient.blended``)."""
-        key = (short_life, gpus_per_node)
-        pair = self._masses.get(key)
-        if pair is None:
-            pair = self._masses[key] = (dense(self.long_term, gpus_per_node),
-                                        dense(self.short_term(short_life), gpus_per_node))
-        return pair
+        long = self._long_masses.get(gpus_per_node)
+        if long is None:
+            long = self._long_masses[gpus_per_node] = dense(self.long_term, gpus_per_node)
+        short = self._short_masses.get((short_life, gpus_per_node))
+        if short is None:
+            short = self._short_masses[short_life, gpus_per_node] = dense(
+                self.short_term(short_life), gpus_per_node)
+        return long, short
 
 
 @register
@@ -286,6 +299,11 @@ class CAFGD(Scheduler):
             return None
         if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
             return None  # greedy_gang's own first test, before any gradient is needed
+        if job.gpus_per_instance == state.gpus_per_node:
+            # only empty nodes are candidates and dF_m(G, G) = F_m(0) - F_m(G) = 0 under
+            # every mix: any scores place the job, and dF_J = 0 never holds it
+            nodes = greedy_gang(state, job, ScoreKey((0.0,) * (state.gpus_per_node + 1)))
+            return None if nodes is None else self._start(job, nodes, now)
         gradient = self.gradient(job.duration, state.gpus_per_node)
         key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
         placed = gradient_gang(state, job, gradient, key)

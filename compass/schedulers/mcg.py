@@ -253,8 +253,10 @@ class MCG(Scheduler):
         for g, ws in widths.items():
             gradient, key = self._rule(g)
             ws.sort(reverse=True)
+            capacity = state.instance_capacity(g)  # a bound also on K > 1 domains
             for i, w in enumerate(ws):
-                nodes = greedy_gang(state, next(iter(pending.groups[g, w].values())), key)
+                nodes = None if w > capacity else greedy_gang(
+                    state, next(iter(pending.groups[g, w].values())), key)
                 if nodes is not None:
                     sums = gradient.placement_gradients(state, g, nodes)
                     for v in ws[i:]:
@@ -271,17 +273,17 @@ class MCG(Scheduler):
         return math.inf if placed is None else placed[1]
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
-        if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
-            return None  # greedy_gang's own first test, before any gradient is needed
+        g, w = job.gpus_per_instance, job.num_instances
         nodes = None
-        if self._planned:  # the pass's first placement: its state is the one planned on
-            if self._planned_on == (state.used_gpus, state.running_job_count):
-                nodes = self._planned.get((job.gpus_per_instance, job.num_instances))
-            self._planned = {}
+        if self._planned and self._planned_on == (state.used_gpus, state.running_job_count):
+            nodes = self._planned.get((g, w))  # planned on this very state (no admission yet)
         if nodes is None:
-            nodes = greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
-        if nodes is None:
-            return None
+            if state.instance_capacity(g) < w:
+                return None  # greedy_gang's own first test, before any gradient is needed
+            nodes = greedy_gang(state, job, self._rule(g)[1])
+            if nodes is None:
+                return None
+        self._planned = {}
         self._pending.remove(job)
         return Placement(job.job_id, nodes)
 
