@@ -39,11 +39,10 @@ import math
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 from itertools import groupby, islice, repeat
 from operator import itemgetter
 from typing import Any, Literal
-
-from sortedcontainers import SortedList
 
 from compass.cluster import ClusterState
 from compass.model import Job
@@ -223,7 +222,8 @@ class CAFGD(Scheduler):
         self.clamp_lifecycle_weight = clamp_lifecycle_weight
         self.predictor = self._new_predictor()
         self._gradients: dict[tuple[float, bool], FragmentationGradient] = {}
-        self._ends: SortedList = SortedList()
+        #: heap of (end time, job id) of the running jobs; departed jobs leave it lazily
+        self._ends: list[tuple[float, int]] = []
         self._end_of: dict[int, float] = {}
         self._hold_until: dict[int, float] = {}
         #: GPUs requested by the queued jobs (arrived, not yet started)
@@ -267,7 +267,10 @@ class CAFGD(Scheduler):
         return ()
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        self._ends.remove((self._end_of.pop(job.job_id), job.job_id))
+        self._end_of.pop(job.job_id)
+        ends = self._ends
+        while ends and ends[0][0] <= now:  # every job that ends by now departs at its end
+            heappop(ends)
         return ()
 
     def check(self, state: ClusterState) -> None:
@@ -336,7 +339,7 @@ class CAFGD(Scheduler):
         self._queued_gpus -= job.total_gpus
         end = now + job.duration
         self._end_of[job.job_id] = end
-        self._ends.add((end, job.job_id))
+        heappush(self._ends, (end, job.job_id))
         self._hold_until.pop(job.job_id, None)
         return Placement(job.job_id, nodes)
 
@@ -349,8 +352,8 @@ class CAFGD(Scheduler):
         Jobs ending together are released together. The releases are replayed on views of
         1, 2, 4, ... end-time groups, so the cost follows the groups up to t' (amortised).
         """
-        ending = self._ends.irange((now, math.inf), (now + self.hold_window, math.inf))
-        groups = [(end, [j for _, j in group]) for end, group in groupby(ending, itemgetter(0))]
+        groups = [(end, [j for _, j in group])
+                  for end, group in groupby(self._ending(now), itemgetter(0))]
         done = 0
         while done < len(groups):
             upto = min(len(groups), max(1, 2 * done))
@@ -365,6 +368,18 @@ class CAFGD(Scheduler):
                         return end
             done = upto
         return None
+
+
+    def _ending(self, now: float) -> list[tuple[float, int]]:
+        """(end, job id) of the running jobs that end in (now, now + H], in order: taken off
+        the heap and pushed back, O(k log n) for k of them."""
+        ends, limit = self._ends, now + self.hold_window
+        taken = []
+        while ends and ends[0][0] <= limit:
+            taken.append(heappop(ends))
+        for entry in taken:
+            heappush(ends, entry)
+        return [(end, j) for end, j in taken if end > now and self._end_of.get(j) == end]
 
 
 def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> ClusterState:
