@@ -195,8 +195,10 @@ class MCG(Scheduler):
         self, queue: Sequence[Job], state: ClusterState, now: float
     ) -> tuple[Sequence[Job], bool]:
         """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
-        the pass and the first refusal stops it; with backfill refusals are skipped, and the
-        pass is FIFO with blocking while the oldest job starves."""
+        the pass and the first refusal stops it, so the order ends at the first job that
+        the capacity refuses (O(queue) sorting saved on a long queue); with backfill
+        refusals are skipped, and the pass is FIFO with blocking while the oldest job
+        starves."""
         self._keys = {}
         self._planned = {}
         head = queue[0] if queue else None
@@ -226,9 +228,17 @@ class MCG(Scheduler):
         tied: dict[float, list[Shape]] = {}
         for shape in pending.groups:
             tied.setdefault(keys[shape], []).append(shape)
-        order = []
+        order: list[Job] = []
         for key in sorted(tied):
             shapes = tied[key]
+            if key == math.inf and not self.backfill:
+                first = min((next(iter(pending.groups[s].values())) for s in shapes),
+                            key=_fifo_key)
+                if state.instance_capacity(first.gpus_per_instance) < first.num_instances:
+                    # refused whatever the pass admits before it (capacity only falls), so
+                    # the pass ends there: the jobs after it are never offered
+                    order.append(first)
+                    break
             if len(shapes) == 1:
                 order.extend(pending.groups[shapes[0]].values())
             else:
