@@ -369,7 +369,6 @@ class CAFGD(Scheduler):
             done = upto
         return None
 
-
     def _ending(self, now: float) -> list[tuple[float, int]]:
         """(end, job id) of the running jobs that end in (now, now + H], in order: taken off
         the heap and pushed back, O(k log n) for k of them."""
