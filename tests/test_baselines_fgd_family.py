@@ -11,6 +11,7 @@ from trace_rows import trace
 import compass
 from compass.cluster import ClusterState
 from compass.model import Job
+from compass.schedulers.base import ScoreKey
 from compass.schedulers.cafgd import (
     CAFGD,
     SizePredictor,
@@ -22,6 +23,7 @@ from compass.schedulers.fgd import FGD
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
+    blend,
     gradient_gang,
     instance_histogram,
     quantized_score,
@@ -81,6 +83,37 @@ def test_empty_and_full_nodes_carry_no_fragmentation(p):
     for g in range(1, 9):
         exact_fill, open_empty = grad.delta(g)[g], grad.delta(g)[8]
         assert exact_fill <= 0 <= open_empty
+
+
+masses = st.lists(st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.25, 0.5]) | st.floats(0, 1),
+                  min_size=9, max_size=9)
+
+
+@given(masses, masses, st.floats(0, 1.5))
+def test_blended_gradient_is_the_gradient_of_the_blend(a, b, weight):
+    """Bit for bit: CAFGD and MCG build their per-job / per-pass gradient this way."""
+    blended = FragmentationGradient.blended(a, b, weight)
+    as_dicts = {s: v for s, v in enumerate(a) if s}, {s: v for s, v in enumerate(b) if s}
+    reference = FragmentationGradient.of(blend(*as_dicts, weight), 8)
+    assert blended.frag == reference.frag
+    assert blended.distribution == reference.distribution
+    assert all(blended.delta(g) == reference.delta(g) for g in range(1, 9))
+
+
+@settings(max_examples=60, deadline=None)
+@given(masses, st.lists(st.integers(0, 8), min_size=1, max_size=12), st.integers(1, 8),
+       st.integers(1, 6))
+def test_node_key_places_as_the_rounded_rule(p, loads, g, w):
+    """The unrounded key of an untied row places exactly as the rounded row, with the same
+    dF_J (ties, e.g. from zero masses, fall back to the rounded row)."""
+    grad = FragmentationGradient.of(dict(enumerate(p)), 8)
+    state = ClusterState(len(loads))
+    for n, load in enumerate(loads):
+        if load:
+            state.place_job(100 + n, load, [n])
+    j = job(0, g, w)
+    assert gradient_gang(state, j, grad, grad.node_key(g)) == gradient_gang(
+        state, j, grad, ScoreKey(grad.delta(g)))
 
 
 def test_quantized_scores_of_state_s():
@@ -234,6 +267,22 @@ def test_predictor_rebuilds_top_k_every_s_then_every_b():
     assert pred.long_term == {1: 0.5, 2: 0.5}
     pred.add(8, 2)  # 8 arrivals: the long window now holds only the last 4 instances
     assert pred.long_term == {8: 1.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 7), st.lists(st.tuples(st.integers(1, 8),
+                                                                st.integers(1, 9)), max_size=30))
+def test_predictor_fed_in_runs_equals_one_at_a_time(short, extra, arrivals):
+    """``add(size, count)`` runs the windows in batches; every state matches single feeds."""
+    runs, singles = (SizePredictor(short_window=short, long_window=short + extra)
+                     for _ in range(2))
+    for size, count in arrivals:
+        runs.add(size, count)
+        for _ in range(count):
+            singles.add(size)
+        assert runs.long_term == singles.long_term
+        for short_life in (False, True):
+            assert runs.short_term(short_life) == singles.short_term(short_life)
 
 
 def test_predictor_default_windows():

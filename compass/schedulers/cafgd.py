@@ -36,21 +36,30 @@ Assumptions ([A]):
 from __future__ import annotations
 
 import math
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import groupby, islice
+from heapq import heappop, heappush
+from itertools import groupby, islice, repeat
 from operator import itemgetter
 from typing import Any, Literal
 
-from sortedcontainers import SortedList
-
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Move, NodeKey, Placement, Scheduler, panel_fit
+from compass.schedulers.base import (
+    Move,
+    NodeKey,
+    Placement,
+    Scheduler,
+    ScoreKey,
+    greedy_gang,
+    panel_fit,
+)
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
     blend,
+    dense,
     gradient_gang,
     typical_sizes,
 )
@@ -70,6 +79,9 @@ HOLD_TOLERANCE = 1e-9
 #: When the wait-for-peak hold applies (``CAFGD.may_hold``).
 HoldRule = Literal["bounded", "unbounded"]
 HOLD_RULES: tuple[HoldRule, ...] = ("bounded", "unbounded")
+#: log10 of SHORT_LIFE_S and the log10 span up to FULL_LIFE_S (``lifecycle_weight``).
+_LOG_SHORT_LIFE = math.log10(SHORT_LIFE_S)
+_LOG_LIFE_SPAN = math.log10(FULL_LIFE_S) - _LOG_SHORT_LIFE
 
 
 def lifecycle_weight(tau: float, clamp: bool = True) -> float:
@@ -82,8 +94,7 @@ def lifecycle_weight(tau: float, clamp: bool = True) -> float:
         return 0.0
     if not clamp and tau > SOURCE_CLAMP_S:
         return 1.0
-    w = (math.log10(tau) - math.log10(SHORT_LIFE_S)) / (
-        math.log10(FULL_LIFE_S) - math.log10(SHORT_LIFE_S))
+    w = (math.log10(tau) - _LOG_SHORT_LIFE) / _LOG_LIFE_SPAN
     return min(w, 1.0) if clamp else w
 
 
@@ -114,21 +125,23 @@ class SizePredictor:
     water: float = 0.95
     integer_ramp: bool = False
     long_term: dict[int, float] = field(init=False, default_factory=dict)
-    _long: SlidingHistogram = field(init=False)
+    #: instances fed so far
+    arrived: int = field(init=False, default=0)
+    #: the last B sizes, counted only when P_L is rebuilt (every S or B arrivals)
+    _long: deque[int] = field(init=False)
     _short: SlidingHistogram = field(init=False)
     _short_life: SlidingHistogram = field(init=False)
+    #: G -> P_L per size 0..G, until P_L is rebuilt (``masses``)
+    _long_masses: dict[int, list[float]] = field(init=False, default_factory=dict)
+    #: (short_life, G) -> P_S per size 0..G, until the next arrival (``masses``)
+    _short_masses: dict[tuple[bool, int], list[float]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 1 <= self.short_window <= self.long_window or not 0 < self.water <= 1:
             raise ValueError("need 1 <= short_window <= long_window and 0 < water <= 1")
-        self._long = SlidingHistogram(self.long_window)
+        self._long = deque(maxlen=self.long_window)
         self._short = SlidingHistogram(self.short_window)
         self._short_life = SlidingHistogram(min(SHORT_LIFE_WINDOW, self.short_window))
-
-    @property
-    def arrived(self) -> int:
-        """Instances fed so far."""
-        return self._long.added
 
     @property
     def ready(self) -> bool:
@@ -136,23 +149,43 @@ class SizePredictor:
         return self.arrived >= self.short_window
 
     def add(self, size: int, count: int = 1) -> None:
-        """Feed ``count`` arrived instances of ``size`` GPUs, one at a time (``Add``)."""
-        for _ in range(count):
-            self._long.add(size)
-            self._short.add(size)
-            self._short_life.add(size)
-            if self._top_k_due():
-                self.long_term = typical_sizes(self._long.counts, self.water)
+        """Feed ``count`` arrived instances of ``size`` GPUs (``Add``, one at a time): the
+        windows take them in runs that end where P_L is due."""
+        self._short_masses.clear()
+        while count:
+            due = self._next_top_k()
+            run = min(count, due - self.arrived)
+            self._long.extend(repeat(size, run))
+            self._short.add(size, run)
+            self._short_life.add(size, run)
+            self.arrived += run
+            count -= run
+            if self.arrived == due:
+                self.long_term = typical_sizes(Counter(self._long), self.water)
+                self._long_masses.clear()
 
-    def _top_k_due(self) -> bool:
-        """P_L is rebuilt every S arrivals up to B arrivals, then every B."""
-        if self.arrived > self.long_window:
-            return self.arrived % self.long_window == 0
-        return self.arrived % self.short_window == 0
+    def _next_top_k(self) -> int:
+        """The next arrival count at which P_L is rebuilt: every S arrivals up to B arrivals,
+        then every B."""
+        S, B = self.short_window, self.long_window
+        every_s = (self.arrived // S + 1) * S
+        return every_s if every_s <= B else (max(self.arrived, B) // B + 1) * B
 
     def short_term(self, short_life: bool) -> dict[int, float]:
         """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
         return recency_mix(self._short_life if short_life else self._short, self.integer_ramp)
+
+    def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
+        """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs
+        of every job's gradient (``FragmentationGradient.blended``)."""
+        long = self._long_masses.get(gpus_per_node)
+        if long is None:
+            long = self._long_masses[gpus_per_node] = dense(self.long_term, gpus_per_node)
+        short = self._short_masses.get((short_life, gpus_per_node))
+        if short is None:
+            short = self._short_masses[short_life, gpus_per_node] = dense(
+                self.short_term(short_life), gpus_per_node)
+        return long, short
 
 
 @register
@@ -189,7 +222,8 @@ class CAFGD(Scheduler):
         self.clamp_lifecycle_weight = clamp_lifecycle_weight
         self.predictor = self._new_predictor()
         self._gradients: dict[tuple[float, bool], FragmentationGradient] = {}
-        self._ends: SortedList = SortedList()
+        #: heap of (end time, job id) of the running jobs; departed jobs leave it lazily
+        self._ends: list[tuple[float, int]] = []
         self._end_of: dict[int, float] = {}
         self._hold_until: dict[int, float] = {}
         #: GPUs requested by the queued jobs (arrived, not yet started)
@@ -233,7 +267,10 @@ class CAFGD(Scheduler):
         return ()
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        self._ends.remove((self._end_of.pop(job.job_id), job.job_id))
+        self._end_of.pop(job.job_id)
+        ends = self._ends
+        while ends and ends[0][0] <= now:  # every job that ends by now departs at its end
+            heappop(ends)
         return ()
 
     def check(self, state: ClusterState) -> None:
@@ -247,11 +284,14 @@ class CAFGD(Scheduler):
                      lifecycle_weight(tau, self.clamp_lifecycle_weight))
 
     def gradient(self, tau: float, gpus_per_node: int) -> FragmentationGradient:
-        """dF tables under m(tau), cached until the next arrival."""
+        """dF tables under m(tau) (those of ``distribution(tau)``), cached until the next
+        arrival."""
         key = (lifecycle_weight(tau, self.clamp_lifecycle_weight), tau < SHORT_LIFE_S)
-        if key not in self._gradients:
-            self._gradients[key] = FragmentationGradient.of(self.distribution(tau), gpus_per_node)
-        return self._gradients[key]
+        gradient = self._gradients.get(key)
+        if gradient is None:
+            gradient = self._gradients[key] = FragmentationGradient.blended(
+                *self.predictor.masses(key[1], gpus_per_node), key[0])
+        return gradient
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         if not self.predictor.ready:
@@ -260,6 +300,13 @@ class CAFGD(Scheduler):
         held_until = self._hold_until.get(job.job_id)
         if held_until is not None and now < held_until:
             return None
+        if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
+            return None  # greedy_gang's own first test, before any gradient is needed
+        if job.gpus_per_instance == state.gpus_per_node:
+            # only empty nodes are candidates and dF_m(G, G) = F_m(0) - F_m(G) = 0 under
+            # every mix: any scores place the job, and dF_J = 0 never holds it
+            nodes = greedy_gang(state, job, ScoreKey((0.0,) * (state.gpus_per_node + 1)))
+            return None if nodes is None else self._start(job, nodes, now)
         gradient = self.gradient(job.duration, state.gpus_per_node)
         key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
         placed = gradient_gang(state, job, gradient, key)
@@ -292,7 +339,7 @@ class CAFGD(Scheduler):
         self._queued_gpus -= job.total_gpus
         end = now + job.duration
         self._end_of[job.job_id] = end
-        self._ends.add((end, job.job_id))
+        heappush(self._ends, (end, job.job_id))
         self._hold_until.pop(job.job_id, None)
         return Placement(job.job_id, nodes)
 
@@ -305,8 +352,8 @@ class CAFGD(Scheduler):
         Jobs ending together are released together. The releases are replayed on views of
         1, 2, 4, ... end-time groups, so the cost follows the groups up to t' (amortised).
         """
-        ending = self._ends.irange((now, math.inf), (now + self.hold_window, math.inf))
-        groups = [(end, [j for _, j in group]) for end, group in groupby(ending, itemgetter(0))]
+        groups = [(end, [j for _, j in group])
+                  for end, group in groupby(self._ending(now), itemgetter(0))]
         done = 0
         while done < len(groups):
             upto = min(len(groups), max(1, 2 * done))
@@ -321,6 +368,17 @@ class CAFGD(Scheduler):
                         return end
             done = upto
         return None
+
+    def _ending(self, now: float) -> list[tuple[float, int]]:
+        """(end, job id) of the running jobs that end in (now, now + H], in order: taken off
+        the heap and pushed back, O(k log n) for k of them."""
+        ends, limit = self._ends, now + self.hold_window
+        taken = []
+        while ends and ends[0][0] <= limit:
+            taken.append(heappop(ends))
+        for entry in taken:
+            heappush(ends, entry)
+        return [(end, j) for end, j in taken if end > now and self._end_of.get(j) == end]
 
 
 def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> ClusterState:

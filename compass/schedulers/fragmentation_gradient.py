@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import sub
 
 from compass.cluster import ClusterState
 from compass.model import Job
@@ -31,6 +32,8 @@ SizeDistribution = Mapping[int, float]
 #: Gradients are rounded to this many decimals so that mathematically equal values tie
 #: exactly and fall to the deterministic node-index rule [A] (float noise is not a score).
 GRADIENT_DECIMALS = 12
+#: Gradients further apart than this keep their order when rounded to GRADIENT_DECIMALS.
+UNTIED_GAP = 1e-9
 
 
 def checked_distribution(p: SizeDistribution, gpus_per_node: int) -> dict[int, float]:
@@ -85,6 +88,21 @@ def quantized_score(delta: float) -> int:
     return int(100.0 / (1.0 + math.exp(delta)))
 
 
+def fragmentation(masses: Sequence[float]) -> tuple[float, ...]:
+    """F_p(f) = f * sum_{s > f} p_s for f in 0..G, p given per size 0..G: O(G)."""
+    frag = [0.0] * len(masses)
+    above = 0.0
+    for f in range(len(masses) - 1, -1, -1):
+        frag[f] = f * above
+        above += masses[f]
+    return tuple(frag)
+
+
+def dense(distribution: SizeDistribution, gpus_per_node: int) -> list[float]:
+    """A distribution's masses per size 0..G (sizes above G dropped: no node can hold them)."""
+    return [distribution.get(s, 0.0) for s in range(gpus_per_node + 1)]
+
+
 @dataclass(frozen=True)
 class FragmentationGradient:
     """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
@@ -93,43 +111,75 @@ class FragmentationGradient:
     gpus_per_node: int
     frag: tuple[float, ...]
     _rows: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _exact: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, distribution: SizeDistribution, gpus_per_node: int) -> FragmentationGradient:
         """F_p(f) = f * sum_{s > f} p_s for f in 0..G: O(G)."""
-        G = gpus_per_node
-        frag = [0.0] * (G + 1)
-        above = 0.0
-        for f in range(G, -1, -1):
-            frag[f] = f * above
-            above += distribution.get(f, 0.0)
-        return cls(dict(distribution), G, tuple(frag))
+        return cls(dict(distribution), gpus_per_node,
+                   fragmentation(dense(distribution, gpus_per_node)))
+
+    @classmethod
+    def blended(cls, a: Sequence[float], b: Sequence[float], weight: float
+                ) -> FragmentationGradient:
+        """``of(blend(a, b, weight), G)`` for masses a, b given per size 0..G (index 0 unused),
+        with the same floats but without the dictionaries: O(G) for a per-job or per-pass mix
+        (CAFGD's m(tau), MCG's p)."""
+        rest = 1.0 - weight
+        masses = [weight * x + rest * y for x, y in zip(a, b, strict=True)]
+        return cls({s: m for s, m in enumerate(masses) if s and m}, len(masses) - 1,
+                   fragmentation(masses))
+
+    def exact_delta(self, g: int) -> tuple[float, ...]:
+        """F_p(f - g) - F_p(f) for f in 0..G (inf where f < g), not rounded: O(G), once per g."""
+        row = self._exact.get(g)
+        if row is None:
+            frag = self.frag
+            row = self._exact[g] = (math.inf,) * g + tuple(map(sub, frag, frag[g:]))
+        return row
 
     def delta(self, g: int) -> tuple[float, ...]:
         """dF_p(f, g) for f in 0..G (inf where f < g), computed once per g: O(G)."""
         row = self._rows.get(g)
         if row is None:
-            frag = self.frag
-            row = tuple(round(frag[f - g] - frag[f], GRADIENT_DECIMALS) if f >= g else math.inf
-                        for f in range(self.gpus_per_node + 1))
-            self._rows[g] = row
+            row = self._rows[g] = tuple(round(d, GRADIENT_DECIMALS)
+                                        for d in self.exact_delta(g))
         return row
 
     def node_key(self, g: int, quantize: bool = False) -> NodeKey:
-        """FGD's node rule for g-GPU instances: min (dF, n), or max (score, then min n)."""
-        row = self.delta(g)
-        return ScoreKey([-quantized_score(d) for d in row] if quantize else row)
+        """FGD's node rule for g-GPU instances: min (dF, n), or max (score, then min n).
 
-    def placement_gradient(self, state: ClusterState, g: int, nodes: Iterable[int]) -> float:
-        """Sum of dF over a gang's instances placed in order on ``nodes`` (spec s. 3, dF_J)."""
-        row = self.delta(g)
+        When no two finite gradients of the row lie within ``UNTIED_GAP`` of each other, the
+        unrounded row orders the free counts exactly as ``delta`` does (rounding is monotone
+        and moves a value by far less than the gap), so it is the key and the G rounds per
+        row are saved: the one per-job cost of CAFGD and per-pass cost of MCG that dominated.
+        """
+        if quantize:
+            return ScoreKey([-quantized_score(d) for d in self.delta(g)])
+        row = self.exact_delta(g)
+        return ScoreKey(row if untied(row[g:]) else self.delta(g))
+
+    def placement_gradients(self, state: ClusterState, g: int, nodes: Iterable[int]
+                            ) -> list[float]:
+        """dF of a gang's first k instances placed in order on ``nodes``, k = 1, 2, ...: the
+        last is the gang's dF_J (spec s. 3), the others are those of its greedy prefixes (a
+        greedy placement of fewer instances is a prefix). Only visited entries are rounded."""
+        row = self.exact_delta(g)
         free: dict[int, int] = {}
         total = 0.0
+        sums = []
         for n in nodes:
             f = free.get(n, state.free(n))
-            total += row[f]
+            total += round(row[f], GRADIENT_DECIMALS)
+            sums.append(total)
             free[n] = f - g
-        return total
+        return sums
+
+
+def untied(values: Sequence[float]) -> bool:
+    """Whether every two of ``values`` differ by more than ``UNTIED_GAP``."""
+    ordered = sorted(values)
+    return min(map(sub, ordered[1:], ordered), default=math.inf) > UNTIED_GAP
 
 
 def gradient_gang(
@@ -139,7 +189,7 @@ def gradient_gang(
     nodes = greedy_gang(state, job, key)
     if nodes is None:
         return None
-    return nodes, gradient.placement_gradient(state, job.gpus_per_instance, nodes)
+    return nodes, gradient.placement_gradients(state, job.gpus_per_instance, nodes)[-1]
 
 
 @dataclass
@@ -169,18 +219,24 @@ class SlidingHistogram:
         """Arrival index of the oldest entry in the window."""
         return self.added - len(self.entries)
 
-    def add(self, value: int) -> None:
-        """Append one instance size, evicting the oldest when the window is full."""
-        if len(self.entries) == self.size:
-            old = self.entries[0]
-            self.counts[old] -= 1
-            self.index_sums[old] -= self.first_index
-            if not self.counts[old]:
-                del self.counts[old], self.index_sums[old]
-        self.entries.append(value)
-        self.counts[value] += 1
-        self.index_sums[value] += self.added
-        self.added += 1
+    def add(self, value: int, count: int = 1) -> None:
+        """Append ``count`` instances of one size, evicting the oldest when the window is full."""
+        entries, counts, index_sums, size = self.entries, self.counts, self.index_sums, self.size
+        added = self.added
+        for _ in range(count):
+            if len(entries) == size:
+                old = entries[0]  # the deque drops it on append
+                left = counts[old] - 1
+                if left:
+                    counts[old] = left
+                    index_sums[old] -= added - size
+                else:
+                    del counts[old], index_sums[old]
+            entries.append(value)
+            counts[value] = counts.get(value, 0) + 1
+            index_sums[value] = index_sums.get(value, 0) + added
+            added += 1
+        self.added = added
 
     def distribution(self) -> dict[int, float]:
         """Plain size shares over the window."""

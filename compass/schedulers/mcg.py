@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -51,6 +51,7 @@ from compass.schedulers.fragmentation_gradient import (
     SlidingHistogram,
     checked_distribution,
     gradient_gang,
+    untied,
 )
 from compass.schedulers.registry import register
 
@@ -161,8 +162,7 @@ class MCG(Scheduler):
         self._planned = {}
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        for _ in range(job.num_instances):
-            self.recent.add(job.gpus_per_instance)
+        self.recent.add(job.gpus_per_instance, job.num_instances)
         self._pending.add(job)
         return ()
 
@@ -176,32 +176,29 @@ class MCG(Scheduler):
             self._pending = PendingJobs.of(queue)
         return self._pending
 
+    def pass_gradient(self, queue: Sequence[Job], gpus_per_node: int) -> FragmentationGradient:
+        """The gradient tables of p = beta P_pend + (1 - beta) P_recent, or of the injected p
+        (spec s. 4); the blend is built per size 1..G without dictionaries (once per pass)."""
+        G = gpus_per_node
+        if self.distribution is not None:
+            return FragmentationGradient.of(checked_distribution(self.distribution, G), G)
+        if not queue:
+            return FragmentationGradient.of(self.recent.distribution(), G)
+        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G),
+                                             shares(self.recent.counts, G), self.beta)
+
     def pass_distribution(self, queue: Sequence[Job], gpus_per_node: int) -> dict[int, float]:
         """p = beta P_pend + (1 - beta) P_recent, or the injected p (spec s. 4)."""
-        if self.distribution is not None:
-            return checked_distribution(self.distribution, gpus_per_node)
-        if not queue:
-            return self.recent.distribution()
-        # blend(normalized(pending sizes), normalized(recent), beta), in one pass over 1..G
-        pending, recent = self._mirror(queue).sizes, self.recent.counts
-        pending_total, recent_total = sum(pending.values()), sum(recent.values())
-        beta, rest = self.beta, 1.0 - self.beta
-        mixed = {}
-        for size in range(1, gpus_per_node + 1):
-            a, b = pending.get(size, 0), recent.get(size, 0)
-            if a or b:
-                value = (beta * (a / pending_total if a else 0.0)
-                         + rest * (b / recent_total if b else 0.0))
-                if value:
-                    mixed[size] = value
-        return mixed
+        return self.pass_gradient(queue, gpus_per_node).distribution
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
     ) -> tuple[Sequence[Job], bool]:
         """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
-        the pass and the first refusal stops it; with backfill refusals are skipped, and the
-        pass is FIFO with blocking while the oldest job starves."""
+        the pass and the first refusal stops it, so the order ends at the first job that
+        the capacity refuses (O(queue) sorting saved on a long queue); with backfill
+        refusals are skipped, and the pass is FIFO with blocking while the oldest job
+        starves."""
         self._keys = {}
         self._planned = {}
         head = queue[0] if queue else None
@@ -210,31 +207,16 @@ class MCG(Scheduler):
             # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
             self.gradient = None
             return [head], True
-        self.gradient = FragmentationGradient.of(
-            self.pass_distribution(queue, state.gpus_per_node), state.gpus_per_node)
+        self.gradient = self.pass_gradient(queue, state.gpus_per_node)
         if not queue:
             return queue, True
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        # dF_J depends on the job only through its shape (g, w): one greedy placement per shape
         pending = self._mirror(queue)
         head_shape = (head.gpus_per_instance, head.num_instances)
-        planned: dict[Shape, tuple[int, ...]] = {}
-
-        def shape_gradient(job: Job) -> float:
-            gradient, key = self._rule(job.gpus_per_instance)
-            placed = gradient_gang(state, job, gradient, key)
-            if placed is None:
-                return math.inf
-            planned[job.gpus_per_instance, job.num_instances] = placed[0]
-            return placed[1]
-
-        keys = {head_shape: shape_gradient(head)}
+        keys, planned = self._plan(state, pending)
         if not self.backfill and keys[head_shape] == math.inf:
             return [head], True
-        for shape, group in pending.groups.items():
-            if shape not in keys:
-                keys[shape] = shape_gradient(next(iter(group.values())))
         # the first job offered is placed on the state these placements were planned on
         self._planned = planned
         self._planned_on = (state.used_gpus, state.running_job_count)
@@ -246,15 +228,53 @@ class MCG(Scheduler):
         tied: dict[float, list[Shape]] = {}
         for shape in pending.groups:
             tied.setdefault(keys[shape], []).append(shape)
-        order = []
+        order: list[Job] = []
         for key in sorted(tied):
             shapes = tied[key]
+            if key == math.inf and not self.backfill:
+                first = min((next(iter(pending.groups[s].values())) for s in shapes),
+                            key=_fifo_key)
+                if state.instance_capacity(first.gpus_per_instance) < first.num_instances:
+                    # refused whatever the pass admits before it (capacity only falls), so
+                    # the pass ends there: the jobs after it are never offered
+                    order.append(first)
+                    break
             if len(shapes) == 1:
                 order.extend(pending.groups[shapes[0]].values())
             else:
                 order.extend(sorted(chain.from_iterable(pending.groups[s].values()
                                                         for s in shapes), key=_fifo_key))
         return order, not self.backfill
+
+    def _plan(self, state: ClusterState, pending: PendingJobs
+              ) -> tuple[dict[Shape, float], dict[Shape, tuple[int, ...]]]:
+        """dF_J and the greedy placement of every pending shape (inf and none where it does
+        not fit).
+
+        dF_J depends on a job only through its shape (g, w), and the greedy placement of w
+        g-GPU instances is the first w of that of more: one greedy placement per size, of
+        the widest shape that fits, gives every shape of that size.
+        """
+        widths: dict[int, list[int]] = {}
+        for g, w in pending.groups:
+            widths.setdefault(g, []).append(w)
+        keys: dict[Shape, float] = {}
+        planned: dict[Shape, tuple[int, ...]] = {}
+        for g, ws in widths.items():
+            gradient, key = self._rule(g)
+            ws.sort(reverse=True)
+            capacity = state.instance_capacity(g)  # a bound also on K > 1 domains
+            for i, w in enumerate(ws):
+                nodes = None if w > capacity else greedy_gang(
+                    state, next(iter(pending.groups[g, w].values())), key)
+                if nodes is not None:
+                    sums = gradient.placement_gradients(state, g, nodes)
+                    for v in ws[i:]:
+                        keys[g, v] = sums[v - 1]
+                        planned[g, v] = nodes[:v]
+                    break
+                keys[g, w] = math.inf
+        return keys, planned
 
     def job_gradient(self, job: Job, state: ClusterState) -> float:
         """dF_J of the job's greedy placement on ``state``, +inf if it does not fit."""
@@ -263,17 +283,17 @@ class MCG(Scheduler):
         return math.inf if placed is None else placed[1]
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
-        if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
-            return None  # greedy_gang's own first test, before any gradient is needed
+        g, w = job.gpus_per_instance, job.num_instances
         nodes = None
-        if self._planned:  # the pass's first placement: its state is the one planned on
-            if self._planned_on == (state.used_gpus, state.running_job_count):
-                nodes = self._planned.get((job.gpus_per_instance, job.num_instances))
-            self._planned = {}
+        if self._planned and self._planned_on == (state.used_gpus, state.running_job_count):
+            nodes = self._planned.get((g, w))  # planned on this very state (no admission yet)
         if nodes is None:
-            nodes = greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
-        if nodes is None:
-            return None
+            if state.instance_capacity(g) < w:
+                return None  # greedy_gang's own first test, before any gradient is needed
+            nodes = greedy_gang(state, job, self._rule(g)[1])
+            if nodes is None:
+                return None
+        self._planned = {}
         self._pending.remove(job)
         return Placement(job.job_id, nodes)
 
@@ -286,8 +306,21 @@ class MCG(Scheduler):
         return self.gradient, self._keys[g]
 
 
+def shares(counts: Mapping[int, int], gpus_per_node: int) -> list[float]:
+    """Each size's share of ``counts`` per size 0..G (sizes above G dropped)."""
+    total = sum(counts.values())
+    return [c / total if (c := counts.get(s, 0)) else 0.0 for s in range(gpus_per_node + 1)]
+
+
 def node_key(gradient: FragmentationGradient, g: int, lb_weight: float) -> NodeKey:
-    """(dF + lambda_lb u_after, used GPUs after, n): lower wins (spec s. 4 node rule)."""
+    """(dF + lambda_lb u_after, used GPUs after, n): lower wins (spec s. 4 node rule).
+
+    Without load balance, when no two gradients of the row tie (``untied``), u never breaks
+    a tie: FGD's key (the unrounded row) orders the nodes the same way.
+    """
+    exact = gradient.exact_delta(g)
+    if not lb_weight and untied(exact[g:]):
+        return ScoreKey(exact)
     row = gradient.delta(g)
     G = gradient.gpus_per_node
     return ScoreKey([(row[f] + lb_weight * (G - f + g) / G, G - f + g) for f in range(G + 1)])
