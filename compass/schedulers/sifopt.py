@@ -137,7 +137,8 @@ def _keep_identical(
         given[key] = given.get(key, 0) + keep
         spare += [group] * (m - keep)
     empty = hi[-1]  # key 0 comes first: positions [0, empty) hold the empty nodes
-    kept.append((min(given.get(0, 0) + len(spare), empty), empty))  # those beyond need
+    # empty nodes beyond those the spare bins could take stay empty: not candidates
+    kept.append((min(given.get(0, 0) + len(spare), empty), empty))
     left: list[int] = []
     at = 0
     for start, end in sorted(kept):
