@@ -91,7 +91,7 @@ _OBJECTIVE_TOL = 1e-6
 #: LP re-solves the search may spend before the MIP takes over (a count: deterministic;
 #: more costs more than it saves on FFT's partial-nodes rounds: 60, 200, 600 -> 68, 124,
 #: 291 ms a solve).
-_DIVE_LPS = 60
+_SEARCH_LPS = 60
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
 _INFEASIBLE = highspy.HighsModelStatus.kInfeasible
 
@@ -145,7 +145,7 @@ def _rounded(x: np.ndarray, integral: np.ndarray) -> np.ndarray | None:
 
 def _search(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
     """An optimal integral point by a small depth-first search on the warm LP, when the
-    optimum is known to be an integer; None once ``_DIVE_LPS`` LP solves are spent.
+    optimum is known to be an integer; None once ``_SEARCH_LPS`` LP solves are spent.
 
     Every box branches on its most fractional variable: fixed to its nearest integer, else to
     the other one, else bounded beyond both (x <= f - 1, x >= f + 2, f its floor), so the
@@ -154,11 +154,12 @@ def _search(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> n
     is, the boxes set aside are searched, best LP first; a box whose ceil(LP) cannot beat the
     best point found is dropped, and the best point is optimal once none is left.
     """
-    bound = target = math.ceil(highs.getInfo().objective_function_value - _OBJECTIVE_TOL)
+    relaxation = highs.getInfo().objective_function_value
+    bound = target = math.ceil(relaxation - _OBJECTIVE_TOL)
     columns = np.arange(len(upper), dtype=np.int32)
     root = (np.zeros(len(upper)), np.array(upper, dtype=float))
     #: (box, its LP solution or None if not solved yet, its LP value)
-    pending = [(root, np.asarray(highs.getSolution().col_value), float(bound))]
+    pending = [(root, np.asarray(highs.getSolution().col_value), relaxation)]
     aside: list[tuple[tuple[np.ndarray, np.ndarray], np.ndarray, float]] = []
     best, best_value, solves = None, math.inf, 0
     while pending or aside:
@@ -167,7 +168,7 @@ def _search(highs: highspy._Highs, integral: np.ndarray, upper: np.ndarray) -> n
             target, aside = math.inf, []
         box, x, value = pending.pop()
         if x is None:
-            if solves == _DIVE_LPS:
+            if solves == _SEARCH_LPS:
                 return None
             highs.changeColsBounds(len(columns), columns, *box)
             highs.run()
