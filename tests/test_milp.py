@@ -156,6 +156,25 @@ def test_a_node_limit_returns_nothing_or_a_feasible_point_flagged_as_it_is():
             problem.cost @ best.x)
 
 
+def test_a_node_limit_that_stops_before_a_proof_returns_its_point_unproven():
+    """The test above may pass with None or a proven point; here (presolve off, as the
+    repacking ILP runs, seed 0) one node finds a feasible point but cannot prove it, and
+    the answer says so."""
+    rng = np.random.default_rng(0)
+    n = 40
+    weights = rng.integers(50, 100, size=n).astype(float)
+    target = np.array([float(weights.sum() // 3)])
+    problem = Milp(-rng.integers(1, 100, size=n).astype(float), weights[None, :], target,
+                   target, np.ones(n), np.ones(n))
+    options = {"presolve": "off"}
+    best = milp.solve(problem, "highs", highs_options=options)
+    limited = milp.solve(problem, "highs", highs_options=options, node_limit=1)
+    assert best is not None and best.optimal
+    assert limited is not None and not limited.optimal
+    assert weights @ limited.x == pytest.approx(target[0])
+    assert problem.cost @ limited.x >= problem.cost @ best.x - 1e-6
+
+
 def test_seeded_programs_take_every_step_and_each_is_exact(monkeypatch):
     """The property tests above cannot see which step answered; here 300 seeded programs go
     through all three (integral relaxation, successful search, failed search then branching)."""
