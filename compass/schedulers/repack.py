@@ -58,6 +58,7 @@ class RepackModel:
     members: list[np.ndarray]  # nodes of each type, ascending; types by their lowest node
     configs: np.ndarray  # C x (G+1) bin contents per size; the last row is the empty bin
     problem: Milp  # warm start: the current placement, when it is feasible
+    counts: np.ndarray  # N x (G+1) the running placement the model was built on
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def build_model(
     matrix, lower, upper = _constraints([len(m) for m in members], c, totals, partial,
                                         max_partial, G)
     T, C, N = len(members), len(c), len(order)
-    return RepackModel(members, c, Milp(
+    return RepackModel(members, c, counts=counts, problem=Milp(
         cost=cost, matrix=matrix, lower=lower, upper=upper,
         bound=np.concatenate([np.full(T * C, np.inf), np.ones(N)]),
         integral=np.concatenate([np.ones(T * C), np.zeros(N)]),
@@ -246,7 +247,7 @@ def repack(
     if solution is None:
         return None
     target = targets(model, solution.x, state.gpus_per_node)
-    migrations = int(np.maximum(node_counts(state) - target, 0).sum())
+    migrations = int(np.maximum(model.counts - target, 0).sum())
     load = target @ np.arange(state.gpus_per_node + 1)
     used = int((load > 0).sum())
     partial = int(((load > 0) & (load < state.gpus_per_node)).sum())
