@@ -95,7 +95,7 @@ def bench_stream(schedulers: list[str], nodes: int, jobs_per_node: float,
 
 
 #: FFT's rounds without their ILP: what its 360-s timer instants alone cost the simulator
-#: (a round instant is a timeline row like any event), the floor under FFT's cost.
+#: (each round that runs is a timeline row; idle ones are skipped), the floor under FFT's.
 ROUNDS_ONLY = "fft-rounds-only"
 
 

@@ -126,12 +126,25 @@ class Dispatcher:
             return math.inf
         if period <= 0:
             raise ValueError(f"{self.scheduler.name}: timer_period must be > 0")
-        return math.ceil(workload[0].submit_time / period) * period
+        return self.timer_at_or_after(workload[0].submit_time)
 
     def next_timer(self, now: float) -> float:
         """The timer instant after the one at ``now`` (timers fire at multiples of the period)."""
         period = self.scheduler.timer_period
         return (round(now / period) + 1) * period if period else math.inf
+
+    def timer_at_or_after(self, t: float) -> float:
+        """The first timer instant k x period >= ``t`` (k an integer, as ``next_timer``'s;
+        inf without a timer)."""
+        period = self.scheduler.timer_period
+        if not period:
+            return math.inf
+        k = math.ceil(t / period)
+        while (k - 1) * period >= t:  # t / period rounded up past an integer
+            k -= 1
+        while k * period < t:
+            k += 1
+        return k * period
 
     def step(
         self,

@@ -115,6 +115,8 @@ class Simulator:
         submits = [job.submit_time for job in arrivals] + [inf]  # a sentinel ends the scan
         next_arrival = 0
         next_timer = dispatcher.first_timer(arrivals)
+        #: an idle timer instant was seen: no timer until the next event (skip_idle_timers)
+        skip_idle, dormant = self.scheduler.skip_idle_timers, False
         heap = self._departures
         heappop, heappush = heapq.heappop, heapq.heappush
         records = self._records
@@ -127,6 +129,8 @@ class Simulator:
                     t = submits[next_arrival]
                     if heap and heap[0][0] < t:
                         t = heap[0][0]
+                    if dormant and t != inf:
+                        next_timer, dormant = dispatcher.timer_at_or_after(t), False
                     if next_timer < t:
                         t = next_timer
                     if t == inf:
@@ -155,6 +159,8 @@ class Simulator:
                         heappush(heap, (end, job_id, rec.version))
                     if instant.moves:
                         self._charge_pauses(instant)
+                    elif timer and skip_idle and not instant.started:
+                        next_timer, dormant = inf, True
                     record(t, dispatcher.queue)
                     if debug:
                         self.state.check()

@@ -233,3 +233,99 @@ def test_a_job_moved_then_departing_in_the_same_instant_is_not_charged():
     r = compass.simulate(trace((0, 0, 10, 1, 8), (1, 0, 10, 1, 4)), MoveOnDeparture(), nodes=2)
     assert list(r.jobs["end_time"]) == [10, 10] and r.summary["migrations"] == 0
     assert list(r.migrations["charged"]) == [False]
+
+
+# ------------------------------------------------------- skipped idle timers
+def eager(scheduler: Scheduler) -> Scheduler:
+    """The same scheduler with every timer instant fired (the reference)."""
+    scheduler.skip_idle_timers = False
+    return scheduler
+
+
+def timer_schedulers(period: float) -> list:
+    return [lambda: create("fft", round_s=period), lambda: create("drr", re_time=period),
+            lambda: create("drr", re_time=period, util_threshold=0.9, re_num=2)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=job_rows, nodes=st.integers(1, 5), period=st.sampled_from([7.0, 30.0, 100.0]),
+       which=st.integers(0, 2))
+def test_skipping_idle_timers_changes_no_decision(rows, nodes, period, which):
+    """A scheduler that declares ``skip_idle_timers`` makes the same decisions as when every
+    timer fires; the timeline loses only rows equal to the row before them."""
+    make = timer_schedulers(period)[which]
+    assert make().skip_idle_timers
+    tr = random_trace(rows, nodes)
+    lazy = compass.simulate(tr, make(), nodes=nodes, debug_checks=True)
+    ref = compass.simulate(tr, eager(make()), nodes=nodes)
+    assert lazy.jobs.equals(ref.jobs) and lazy.migrations.equals(ref.migrations)
+    full, kept = ref.timeline, ref.timeline["time"].isin(lazy.timeline["time"]).to_numpy()
+    assert full[kept].reset_index(drop=True).equals(lazy.timeline)
+    values = full.drop(columns="time").astype(object)
+    same_as_before = [i > 0 and values.iloc[i].equals(values.iloc[i - 1])
+                      for i in range(len(full))]
+    assert all(same_as_before[i] for i in np.flatnonzero(~kept))
+    for metric in ("afr", "agu", "ajct", "peak_seconds", "horizon_seconds"):
+        a, b = lazy.summary[metric], ref.summary[metric]
+        assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12)
+
+
+def test_idle_rounds_are_skipped_and_busy_ones_kept():
+    """On a loaded demo stream FFT skips most of its idle rounds, still repacks as often."""
+    tr = compass.traces.demo_trace(num_jobs=200, seed=4, max_instances=4)
+    lazy, ref = create("fft", round_s=60.0), eager(create("fft", round_s=60.0))
+    a = compass.simulate(tr, lazy, nodes=6)
+    b = compass.simulate(tr, ref, nodes=6)
+    assert lazy.stats.rounds < ref.stats.rounds / 2 and len(a.timeline) < len(b.timeline)
+    assert lazy.stats.repacks == ref.stats.repacks > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(period=st.floats(1e-3, 1e4), t=st.floats(0, 1e7))
+def test_timer_at_or_after_is_the_first_multiple_not_before(period, t):
+    from compass.cluster import ClusterState
+    from compass.dispatch import Dispatcher
+
+    sched = create("fft", round_s=period)
+    first = Dispatcher(sched, ClusterState(1)).timer_at_or_after(t)
+    k = round(first / period)
+    assert first == k * period and first >= t and (k - 1) * period < t
+
+
+def test_a_round_that_moved_is_followed_by_the_next_round():
+    """DRR drains one node per cycle here (re_num = 1): three 1-GPU nodes take two
+    consecutive cycles with no event between them; neither may be skipped."""
+    tr = trace(*[(k, 0.0, 10.0, 1, 7) for k in range(3)],
+               *[(k, 0.0, 1000.0, 1, 1) for k in range(3, 6)])
+    lazy = compass.simulate(tr, create("drr", re_time=30.0, re_num=1), nodes=3)
+    ref = compass.simulate(tr, eager(create("drr", re_time=30.0, re_num=1)), nodes=3)
+    assert list(lazy.migrations["time"]) == [30.0, 60.0]
+    assert lazy.migrations.equals(ref.migrations) and lazy.jobs.equals(ref.jobs)
+
+
+class Gather(Scheduler):
+    """Places on the last node with room; each round moves one instance to node 0."""
+
+    name = "gather"
+    timer_period = 10.0
+    skip_idle_timers = True
+
+    def place(self, job, state, now):
+        room = [n for n in range(state.nodes) if state.free(n) >= job.gpus_per_instance]
+        return Placement(job.job_id, (room[-1],)) if job.num_instances == 1 and room else None
+
+    def on_timer(self, state, now):
+        for n in range(state.nodes - 1, 0, -1):
+            for key, g in state.instances_on(n).items():
+                if state.free(0) >= g:
+                    return (Move(key, 0),)
+        return ()
+
+
+def test_a_job_started_at_an_idle_round_wakes_the_next_round():
+    """The round at t = 10 finds nothing to do, then a job starts at t = 10: the round at 20
+    (no event before it) must still run and move it."""
+    lazy = compass.simulate(trace((0, 10.0, 100.0, 1, 1)), Gather(), nodes=2)
+    ref = compass.simulate(trace((0, 10.0, 100.0, 1, 1)), eager(Gather()), nodes=2)
+    assert list(lazy.migrations["time"]) == [20.0]
+    assert lazy.migrations.equals(ref.migrations) and lazy.jobs.equals(ref.jobs)

@@ -7,7 +7,9 @@ public. Rules: docs/baselines.md, "FFT". Assumptions [A]:
 
 * all GPUs are equal, so FFT's throughput heterogeneity and fairness compensation vanish and
   the round's cost-minimisation becomes a defragmenting repack;
-* round length L = 360 s (Gavel's); rounds start at t = 0, L, 2L, ... (the engine's timer);
+* round length L = 360 s (Gavel's); rounds start at t = 0, L, 2L, ... (the engine's timer;
+  a round after one that did nothing, with no arrival or departure between, is skipped: it
+  would see the same state, ``skip_idle_timers``);
 * the ILP (``repack``), ``objective="used-nodes"`` (default, the spec's): min used nodes,
   then migrated instances, then low node indices, then [A, ours] fewer partial nodes;
   ``objective="partial-nodes"`` [ours]: min partial nodes, then migrated instances, then
@@ -45,7 +47,7 @@ from compass.schedulers.repack import NODE_LIMIT, repack
 
 @dataclass
 class FFTStats:
-    """What the rounds did (for reports): rounds, ILP solves, solves a limit stopped before
+    """What the rounds did (for reports): rounds run (idle ones skipped), ILP solves, solves a limit stopped before
     a proof of optimality (``timeouts``), repacks, moves, and repacks dropped because their
     moves had no valid one-by-one order."""
 
@@ -68,6 +70,8 @@ class FFT(Scheduler):
     """Round-based: ILP repack at each round start, best-fit FIFO inside the round."""
 
     name = "fft"
+    #: rounds and best-fit read the state alone: a round after an idle one is skipped
+    skip_idle_timers = True
 
     def __init__(
         self, *, round_s: float = 360.0, time_limit: float | None = None,
