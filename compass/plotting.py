@@ -30,13 +30,14 @@ COLORS = {
     "compass-abs": "#d55e00", "gfs": "#0173b2", "fgd": "#029e73", "cafgd": "#cc78bc",
     "mcg": "#ca9161", "fft": "#56b4e9", "drr": "#de8f05", "sifopt": "#949494",
     # our extension beyond the paper (docs/theory.md section 8), apart from its schedulers
-    "compass-abs-plus": "#6a3d9a",
+    "compass-abs-plus": "#6a3d9a", "gfs-backfill": "#b15928",
 }
 _SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
 DISPLAY = {
     "compass-abs": "COMPASS-ABS", "gfs": "GFS", "fgd": "FGD", "cafgd": "CAFGD", "mcg": "MCG",
     "fft": "FFT", "drr": "DRR", "sifopt": "SIFOpt (oracle)",
     "compass-abs-plus": "COMPASS-ABS+ (our extension)",
+    "gfs-backfill": "GFS + backfill (our reference)",
 }
 #: Axis labels with units.
 LABELS = {

@@ -52,7 +52,7 @@ def test_every_profile_runs_the_extension_and_the_schema_knows_only_its_schedule
     schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
     assert tuple(schema["properties"]["extension"]["items"]["enum"]) == EXTENSION_SCHEDULERS
     raw = profile(name)
-    assert parse_config(raw).extension == ("compass-abs-plus",)
+    assert parse_config(raw).extension == EXTENSION_SCHEDULERS
     raw["extension"] = ["compass-abs"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(raw, schema)
@@ -75,7 +75,7 @@ def test_the_extension_key_is_checked_and_defaults_to_none():
 def test_a_batch_runs_the_extension_after_the_paper_schedulers_and_variants():
     run = parse_config(profile("smoke")).run
     labels = [label for label, _, _ in run.runs()]
-    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", "compass-abs-plus"]
+    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS]
     assert RunSettings.from_record(json.loads(json.dumps(run.record()))) == run
 
 
@@ -114,6 +114,8 @@ def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
                 values = {"ajct": 100.0 + _baseline_rank("gfs") + noise - 10, "agu": 0.57,
                           "afr": 0.02 + _baseline_rank("gfs") / 1000,
                           "pause_per_job": 0.5 + key.seed}
+                if scheduler == E.BACKFILL_REFERENCE:  # best-fit under the same backfill
+                    values = {**values, "ajct": values["ajct"] + 4, "pause_per_job": 0.0}
             if scheduler == "gfs":
                 values["ajct"] = 100.0 + _baseline_rank("gfs") + noise
             if scheduler in EXTENSION_SCHEDULERS and not extension:
@@ -138,7 +140,7 @@ def smoke_results(tmp_path_factory) -> Results:
 def test_results_keep_the_extensions_runs_apart_and_add_them_on_request(smoke_results):
     res = smoke_results
     assert "compass-abs-plus" not in set(res.runs["scheduler"])
-    assert set(res.extension_runs["scheduler"]) == {"compass-abs-plus"}
+    assert set(res.extension_runs["scheduler"]) == set(EXTENSION_SCHEDULERS)
     assert "compass-abs-plus" not in set(res.variant_runs["scheduler"])
     both = res.with_extension()
     assert len(both.runs) == len(res.runs) + len(res.extension_runs)
@@ -154,7 +156,8 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
     assert (table["data"] == table["trace"].map(
         {"venus": "SYNTHETIC venus-synth", "gfs": "SYNTHETIC gfs-synth",
          "physmix": "SYNTHETIC physmix"})).all()
-    gfs = table[table["trace"] == "gfs"].set_index(["measure", "against"])
+    plus = table[table["scheduler"] == E.PLUS]
+    gfs = plus[plus["trace"] == "gfs"].set_index(["measure", "against"])
     ajct = gfs.loc[("ajct lead", "the strongest baseline")]
     assert ajct["strongest"] == "gfs" and ajct["value"] == pytest.approx(10.0)
     assert ajct["ci_low"] == pytest.approx(10.0) and ajct["n"] == 4   # 2 days x 2 seeds
@@ -169,6 +172,11 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
     pause = gfs.loc[("pause per job", "")]
     assert pause["value"] == pytest.approx(1.0) and pause["n"] == 4  # 0.5 and 1.5, 2 each
     assert pause["ci_low"] < 1.0 < pause["ci_high"] and "spans it" in pause["reading"]
+    fair = gfs.loc[("ajct lead", E.BACKFILL_REFERENCE)]
+    assert fair["value"] == pytest.approx(4.0) and fair["n"] == 4
+    assert fair["reading"].startswith("compass-abs-plus's AJCT lead over gfs-backfill is above")
+    reference = table[table["scheduler"] == E.BACKFILL_REFERENCE]
+    assert set(reference["against"]) == {"the strongest baseline", "compass-abs", ""}
 
 
 def test_extension_leads_are_empty_without_the_extension(tmp_path):
@@ -212,8 +220,9 @@ def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results,
     assert "| gfs | compass-abs-plus | ajct lead | the strongest baseline | gfs | 10.0 [10.0, " \
            "10.0] s | 4 |" in text
     assert "| gfs | compass-abs-plus | ajct lead | compass-abs | - |" in text
-    batches = len(smoke_results.extension_runs)   # one run of the extension per batch
-    assert f"Its {batches} runs in {batches} batches took 2.00 CPU seconds" in text
+    runs = len(smoke_results.extension_runs)   # one run of each extension per batch
+    batches = runs // len(EXTENSION_SCHEDULERS)
+    assert f"Its {runs} runs in {batches} batches took {runs * 0.1:.2f} CPU seconds" in text
     bare = Results(smoke_results.layout, parse_config(
         {k: v for k, v in smoke_results.config.raw.items() if k != "extension"}),
         smoke_results.traces, smoke_results.runs)
@@ -241,7 +250,7 @@ def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
 
     raw = profile("smoke")
     cfg = OpenbConfig.from_profile(raw)
-    assert cfg.extension == ("compass-abs-plus",)
+    assert cfg.extension == EXTENSION_SCHEDULERS
     assert OpenbConfig.from_record(cfg.record()) == cfg
     assert "compass-abs-plus" not in (*cfg.schedulers, *cfg.packing_schedulers, *cfg.baselines)
     assert OpenbConfig.from_profile({**raw, "extension": []}).extension == ()

@@ -210,7 +210,7 @@ def test_replay_sizes_over_the_busy_window_and_says_so(results):
     runs = res.replay_runs
     # the profile's extension runs after the block's schedulers (its own lane; no lead)
     assert runs["status"].eq("ok").all() and runs["scheduler"].tolist() == [
-        "compass-abs", "gfs", "fft", "compass-abs-plus"]
+        "compass-abs", "gfs", "fft", "compass-abs-plus", "gfs-backfill"]
     days = res.replay_days
     assert days.groupby("scheduler")["day"].apply(list).map(len).eq(33).all()
     assert days.groupby("scheduler")["pods"].sum().eq(
@@ -221,7 +221,7 @@ def test_replay_sizes_over_the_busy_window_and_says_so(results):
 def test_packing_table_covers_every_variant_seed_scheduler_and_stage(results):
     res = O.OpenbResults.load(results)
     p = res.packing
-    assert len(p) == 4 * 2 * 3 * 2   # variants x seeds x (2 schedulers + extension) x stages
+    assert len(p) == 4 * 2 * 4 * 2   # variants x seeds x (2 schedulers + 2 extension) x stages
     shares = p.groupby("variant")["multi_gpu_share"].first()
     assert shares.is_monotonic_increasing and shares.iloc[0] > 0.2
     assert (p["allocated_share"] <= 1).all() and (p["partial_nodes"] >= p["phi_star"]).all()

@@ -20,7 +20,9 @@ from typing import Any, Literal
 PAPER_SCHEDULERS = ("compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr", "sifopt")
 #: Our extension's schedulers, beyond the paper (docs/theory.md section 8): the profile key
 #: ``extension`` may name these only, and they never take part in a paper experiment.
-EXTENSION_SCHEDULERS = ("compass-abs-plus",)
+#: ``gfs-backfill`` (best-fit under the same EASY backfill) is the reference that tells how
+#: much of COMPASS-ABS+'s lead its queue policy alone gives.
+EXTENSION_SCHEDULERS = ("compass-abs-plus", "gfs-backfill")
 
 Demand = Literal["window", "support"]
 OnError = Literal["record", "raise"]

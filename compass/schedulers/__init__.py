@@ -6,7 +6,7 @@ from compass.schedulers.registry import available, create, register, scheduler_c
 # Importing the modules registers their schedulers.
 from compass.schedulers import (  # noqa: E402,F401  isort: skip
     cafgd, compass_abs, drr, fft, fgd, first_fit, gfs, hierarchical, mcg, sifopt,
-    hierarchical_paper, compass_abs_plus,
+    hierarchical_paper, compass_abs_plus, backfill,
 )
 
 __all__ = [

@@ -47,9 +47,9 @@ from compass.schedulers.repack import NODE_LIMIT, repack
 
 @dataclass
 class FFTStats:
-    """What the rounds did (for reports): rounds run (idle ones skipped), ILP solves, solves a limit stopped before
-    a proof of optimality (``timeouts``), repacks, moves, and repacks dropped because their
-    moves had no valid one-by-one order."""
+    """What the rounds did (for reports): rounds run (idle ones skipped), ILP solves, solves
+    a limit stopped before a proof of optimality (``timeouts``), repacks, moves, and repacks
+    dropped because their moves had no valid one-by-one order."""
 
     rounds: int = 0
     solves: int = 0
