@@ -6,7 +6,7 @@ import math
 
 import hypothesis.strategies as st
 from hypothesis import given, settings
-from trace_rows import trace
+from trace_rows import gap_trace, trace
 
 import compass
 from compass.cluster import ClusterState
@@ -83,11 +83,7 @@ class Recording(GfsBackfill):
                                st.sampled_from([1, 2, 4, 8, 8])), min_size=1, max_size=30),
        nodes=st.integers(1, 4))
 def test_a_reserved_head_starts_by_its_shadow_time(rows, nodes):
-    t, out = 0, []
-    for k, (gap, dur, w, g) in enumerate(rows):
-        t += gap
-        out.append((k, float(t), float(dur), min(w, nodes * (8 // g)), g))
-    tr = trace(*out)
+    tr = gap_trace(rows, nodes)
     policy = Recording()
     jobs = compass.simulate(tr, policy, nodes=nodes, debug_checks=True).jobs
     start = jobs.set_index("job_id")["start_time"]

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 from hypothesis import given, settings
-from trace_rows import trace
+from trace_rows import gap_trace, trace
 
 import compass
 from compass.cluster import ClusterState
@@ -270,11 +270,7 @@ INVARIANT_DRR = DRR(re_time=20.0, learned=train_policy(training_frame(num_jobs=1
 @settings(max_examples=30, deadline=None)
 @given(rows=job_rows, nodes=st.integers(1, 5))
 def test_learned_drr_keeps_the_simulator_invariants(rows, nodes):
-    t, out = 0, []
-    for k, (gap, dur, w, g) in enumerate(rows):
-        t += gap
-        out.append((k, float(t), float(dur), min(w, nodes * (8 // g)), g))
-    jobs = trace(*out)
+    jobs = gap_trace(rows, nodes)
     result = compass.simulate(jobs, INVARIANT_DRR, nodes=nodes, debug_checks=True)
     done = result.jobs
     assert done["end_time"].notna().all()

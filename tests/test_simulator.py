@@ -6,7 +6,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from trace_rows import trace
+from trace_rows import gap_trace, trace
 
 import compass
 from compass.metrics import interval_lengths
@@ -156,14 +156,6 @@ job_rows = st.lists(
 )
 
 
-def random_trace(rows, nodes):
-    t, out = 0, []
-    for k, (gap, dur, w, g) in enumerate(rows):
-        t += gap
-        out.append((k, float(t), float(dur), min(w, nodes * (8 // g)), g))
-    return trace(*out)
-
-
 def check_run_invariants(tr, r, nodes):
     jobs = r.jobs
     assert len(jobs) == len(tr)
@@ -183,7 +175,7 @@ def check_run_invariants(tr, r, nodes):
 @settings(max_examples=40, deadline=None)
 @given(rows=job_rows, nodes=st.integers(1, 5), scheduler=st.sampled_from(available()))
 def test_every_scheduler_keeps_the_invariants(rows, nodes, scheduler):
-    tr = random_trace(rows, nodes)
+    tr = gap_trace(rows, nodes)
     r = compass.simulate(tr, scheduler, nodes=nodes, debug_checks=True)
     check_run_invariants(tr, r, nodes)
 
@@ -191,7 +183,7 @@ def test_every_scheduler_keeps_the_invariants(rows, nodes, scheduler):
 @settings(max_examples=30, deadline=None)
 @given(rows=job_rows, nodes=st.integers(1, 5))
 def test_fifo_head_of_line_starts_jobs_in_submit_order(rows, nodes):
-    tr = random_trace(rows, nodes)
+    tr = gap_trace(rows, nodes)
     for name in ("gfs", "first-fit"):
         starts = compass.simulate(tr, name, nodes=nodes).jobs["start_time"].to_numpy()
         assert (np.diff(starts) >= 0).all()
@@ -255,7 +247,7 @@ def test_skipping_idle_timers_changes_no_decision(rows, nodes, period, which):
     timer fires; the timeline loses only rows equal to the row before them."""
     make = timer_schedulers(period)[which]
     assert make().skip_idle_timers
-    tr = random_trace(rows, nodes)
+    tr = gap_trace(rows, nodes)
     lazy = compass.simulate(tr, make(), nodes=nodes, debug_checks=True)
     ref = compass.simulate(tr, eager(make()), nodes=nodes)
     assert lazy.jobs.equals(ref.jobs) and lazy.migrations.equals(ref.migrations)
