@@ -901,9 +901,9 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
     names = ", ".join(f"`{s}`" for s in cfg.extension)
     lines = ["## Beyond the paper: COMPASS-ABS+ (our extension)", "",
              f"{names}: our own extension beyond the paper (docs/theory.md, section 8), not "
-             "one of its schedulers. Every batch runs it beside the paper's schedulers (profile "
-             "key `extension`) on the same samples, eta, c and seeds; no claim above, no "
-             "verdict and no paper lead uses its runs. On the overall experiment's samples "
+             "one of its schedulers. Every batch runs the lane beside the paper's schedulers "
+             "(profile key `extension`) on the same samples, eta, c and seeds; no claim above, "
+             "no verdict and no paper lead uses its runs. On the overall experiment's samples "
              f"(eta = {x.overall_eta:g}, c = {cfg.migration_cost:g} s): each one's lead over "
              f"the strongest paper baseline ({', '.join(cfg.baselines)}), over "
              f"{cfg.reference} and over `{BACKFILL_REFERENCE}` where it ran, paired over the "
