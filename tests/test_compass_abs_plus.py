@@ -540,7 +540,8 @@ def random_spaces(count: int, seed: int):
 def test_aligned_fills_are_cheapest_fills_with_the_latest_first_end():
     """On random states with random planned ends: a plan exactly when the cheapest fill
     moves one instance of one job (``find_fill`` with wide bounds), and then the best of
-    every one-move fill by the brute force's key; applied, it fills its target."""
+    every one-move fill by the brute force's key; applied, it fills its target. With a
+    tighter node bound: the same plan while the bound does not bind, else a one-move fill."""
     rng = random.Random(4)
     found = chosen = 0
     for space, jobs in random_spaces(300, seed=3):
@@ -550,6 +551,14 @@ def test_aligned_fills_are_cheapest_fills_with_the_latest_first_end():
         assert (plan is not None) == (cheapest is not None and cheapest.cost == (1, 1))
         keys = brute_force_aligned(space, ends.__getitem__)
         assert (plan is None) == (not keys)
+        bounded = aligned_fill(space, ends.__getitem__, max_nodes=2)  # reads <= 4 nodes
+        if len(candidate_nodes(space, space.nodes)) <= 4:
+            assert bounded == plan
+        elif bounded is not None:
+            (u, t), = bounded.moves
+            here = [j for v in units_on(space, t) for j in v.jobs]
+            stays = len(units_on(space, u.node)) > 1
+            assert (stays, -min(ends[j] for j in [*here, *u.jobs])) in keys
         if plan is None:
             continue
         found += 1

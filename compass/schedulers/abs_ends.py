@@ -20,15 +20,26 @@ from collections.abc import Callable
 from compass.schedulers.abs_moves import Plan, Unit, candidate_nodes, room, units_on
 from compass.schedulers.abs_space import AbsSpace
 
+#: Most targets (least room first) and most other sources (most room first) one search
+#: reads, as ``find_fill`` bounds its own: at most 2 x 16 nodes however many are partial
+#: (on the goal days at most 9 are when lazy compaction runs, so the bound never binds).
+MAX_NODES = 16
 
-def aligned_fill(space: AbsSpace, end_of: Callable[[int], float]) -> Plan | None:
+
+def aligned_fill(space: AbsSpace, end_of: Callable[[int], float],
+                 max_nodes: int = MAX_NODES) -> Plan | None:
     """The one-job, one-instance fill (a unit of one instance, a 1-GPU instance or an anchor
     without fillers, moved from a partial node into another whose room it fills exactly,
     which has no open slot vacancy) that empties its source if any does, then leaves the
     filled node's earliest planned end (``end_of`` of a job id) latest; ties: the target,
     then the source, with the most room (``candidate_nodes``'s order: the unit leaves the
-    sparser node), then unit key. None if no such fill exists."""
+    sparser node). Among the ``max_nodes`` partial nodes with the least room and the
+    ``max_nodes`` with the most. None if no such fill exists."""
     nodes = candidate_nodes(space, space.nodes)
+    if len(nodes) > 2 * max_nodes:
+        least = sorted(nodes, key=lambda n: (room(space, n), n))[:max_nodes]
+        kept = {*nodes[:max_nodes], *least}
+        nodes = [n for n in nodes if n in kept]
     units = {n: units_on(space, n) for n in nodes}
     best: tuple[tuple[bool, float], Unit, int] | None = None
     for t in nodes:
