@@ -3,7 +3,8 @@
 The guarantee: under the WCC, N x SIF <= 2 after every event (property tests on the
 theorem tests' streams, the same exhaustive small-cluster search, and whole simulator runs
 with a queue and equal-time events); ``check()`` after every event.
-The move search (``abs_moves``) is compared with a brute force over every move set.
+The move search (``abs_moves``) is compared with a brute force over every move set, and
+the end-aligned fill (``abs_ends``) with a brute force over every one-move fill.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import compass
 from compass.fragmentation import wcc_holds
 from compass.model import Job
 from compass.schedulers import create
+from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
     Plan,
     apply_plan,
     candidate_nodes,
     find_fill,
     find_plan,
+    pool_in_place,
     room,
     units_on,
 )
@@ -38,7 +41,7 @@ from compass.schedulers.compass_abs_plus import CompassAbsPlus, shadow_time
 PLUS = "compass-abs-plus"
 #: Each mechanism off in turn, and all off (which must be compass-abs).
 VARIANTS = [{}, {"mixed_nodes": False, "admit_by_compaction": False},
-            {"admit_by_compaction": False}, {"lazy_compaction": False}]
+            {"admit_by_compaction": False}, {"lazy_compaction": False}, {"end_aligned": False}]
 ALL_OFF = {"mixed_nodes": False, "admit_by_compaction": False, "lazy_compaction": False,
            "backfill": False}
 
@@ -48,7 +51,7 @@ def test_registered_with_its_parameters():
     s = create(PLUS)
     assert isinstance(s, CompassAbsPlus) and s.name == PLUS
     assert s.params()["mixed_nodes"] and s.params()["lazy_compaction"]
-    assert s.params()["backfill"]
+    assert s.params()["backfill"] and s.params()["end_aligned"]
     with pytest.raises(ValueError, match="needs mixed_nodes"):
         create(PLUS, mixed_nodes=False)
 
@@ -207,6 +210,28 @@ def test_lazy_compaction_moves_only_until_the_bound_holds():
     assert d.last_moves[0].operator == "lazy-compact"
     assert d.state.partial_nodes == 3 and sif_times_n(d) == 2
     d.check()
+
+
+def test_end_aligned_fill_keeps_full_the_node_that_stays_full_longest():
+    """The case above with planned ends (every job lasts 1 s from its arrival, so ends are
+    in arrival order): the one-move fills of node 3 differ only in the instance moved. The
+    end-aligned fill moves the latest-ending one (job 23, node 2's last arrival), so node
+    3's first planned departure stays its own (job 25); ``find_fill`` alone takes the
+    lowest job id (job 5), which node 3 would lose first."""
+    moved = {}
+    for aligned in (True, False):
+        d = Driver(PLUS, 4, end_aligned=aligned)
+        by_node = full_pool(d)
+        assert by_node[2][-1] == 23 and by_node[3][:2] == [24, 25]
+        for node, leave in ((0, 5), (1, 3), (2, 2)):
+            for job in by_node[node][:leave]:
+                d.depart(job)
+        d.depart(by_node[3][0])
+        assert len(d.last_moves) == 1 and d.last_moves[0].dst == 3
+        moved[aligned] = d.last_moves[0].instance[0]
+        assert sif_times_n(d) == 2
+        d.check()
+    assert moved == {True: 23, False: 5}
 
 
 # ------------------------------------------------------------- the guarantee
@@ -469,3 +494,83 @@ def test_fill_plans_are_the_cheapest():
             assert room(d.space, target) == 0
             d.space.rollback()
     assert filled >= 30
+
+
+def brute_force_aligned(space, end_of):
+    """Every one-move fill (a one-instance unit of a partial node that fills another's room
+    exactly, no open vacancy there) by its key: (source stays non-empty, -(the filled
+    node's earliest planned end))."""
+    nodes = candidate_nodes(space, space.nodes)
+    keys = []
+    for t in nodes:
+        if any(s.vacancy > 0 for s in space.slots_on(t)):
+            continue
+        here = [j for u in units_on(space, t) for j in u.jobs]
+        for n in nodes:
+            units = units_on(space, n)
+            for u in units:
+                if n != t and u.instances == 1 and u.size == room(space, t):
+                    keys.append((len(units) > 1, -min(end_of(j) for j in [*here, *u.jobs])))
+    return keys
+
+
+def random_spaces(count: int, seed: int):
+    """Extended-space states of 3-6 nodes built directly, most of them partial: pool nodes
+    of 1-7 single-instance jobs, slotted nodes of width-2 and width-4 slots (a 3-GPU anchor
+    with or without its filler) and strays; each job's id is its first key."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        space, job = AbsSpace(rng.randint(3, 6)), itertools.count()
+        for n in range(space.nodes):
+            if rng.random() < 0.5:
+                for _ in range(rng.randint(1, 7)):
+                    space.add_one((next(job), 0), Spot("pool", n))
+                continue
+            while space.residual(n) >= 2 and rng.random() < 0.7:
+                g = rng.choice([2, 3, 4] if space.residual(n) >= 4 else [2])
+                slot = space.open_slot((next(job), 0), g, n)
+                if slot.vacancy and rng.random() < 0.5:
+                    space.add_one((next(job), 0), space.filler_spot(slot))
+            strays = rng.randint(0, max(space.residual(n) - 1, 0)) if space.slots_on(n) else 0
+            for _ in range(strays):
+                space.add_one((next(job), 0), Spot("stray", n))
+        yield space, next(job)
+
+
+def test_aligned_fills_are_cheapest_fills_with_the_latest_first_end():
+    """On random states with random planned ends: a plan exactly when the cheapest fill
+    moves one instance of one job (``find_fill`` with wide bounds), and then the best of
+    every one-move fill by the brute force's key; applied, it fills its target. With a
+    tighter node bound: the same plan while the bound does not bind, else a one-move fill."""
+    rng = random.Random(4)
+    found = chosen = 0
+    for space, jobs in random_spaces(300, seed=3):
+        ends = {j: rng.choice([5.0, 10.0, 20.0, math.inf]) for j in range(jobs)}
+        plan = aligned_fill(space, ends.__getitem__)
+        cheapest = find_fill(space, **BIG)
+        assert (plan is not None) == (cheapest is not None and cheapest.cost == (1, 1))
+        keys = brute_force_aligned(space, ends.__getitem__)
+        assert (plan is None) == (not keys)
+        bounded = aligned_fill(space, ends.__getitem__, max_nodes=2)  # reads <= 4 nodes
+        if len(candidate_nodes(space, space.nodes)) <= 4:
+            assert bounded == plan
+        elif bounded is not None:
+            (u, t), = bounded.moves
+            here = [j for v in units_on(space, t) for j in v.jobs]
+            stays = len(units_on(space, u.node)) > 1
+            assert (stays, -min(ends[j] for j in [*here, *u.jobs])) in keys
+        if plan is None:
+            continue
+        found += 1
+        chosen += len(set(keys)) > 1
+        (u, t), = plan.moves
+        assert plan.cost == (1, 1) == _cost([u])
+        here = [j for v in units_on(space, t) for j in v.jobs]
+        stays = len(units_on(space, u.node)) > 1
+        assert (stays, -min(ends[j] for j in [*here, *u.jobs])) == min(keys)
+        apply_plan(space, plan)
+        assert room(space, t) == 0
+        if space.holds_only_strays(u.node):  # as the scheduler ends a decision
+            pool_in_place(space, u.node)
+        space.check_space()
+    assert found >= 100 and chosen >= 40, (found, chosen)

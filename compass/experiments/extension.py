@@ -62,6 +62,7 @@ ABLATION: dict[str, dict[str, object]] = {
     "no admission by compaction": {"admit_by_compaction": False},
     "no lazy compaction": {"lazy_compaction": False},
     "no backfill": {"backfill": False},
+    "no end alignment": {"end_aligned": False},
     "all off (= compass-abs)": {"mixed_nodes": False, "admit_by_compaction": False,
                                 "lazy_compaction": False, "backfill": False},
 }

@@ -18,6 +18,11 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
   that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
   bound holds; if none is found, compass-abs's passes and then its whole settle, each only
   while still needed. Off: Compact and re-homing after every event, as compass-abs.
+* ``end_aligned`` (acts only with ``lazy_compaction``): of the one-move fills, lazy
+  compaction applies the one whose filled node's first planned departure is latest
+  (``abs_ends``), so the nodes kept full stay full longest and fewer departures break a
+  full node. It reads the
+  jobs' durations (clairvoyant, as ``backfill``); it changes which fill, not how many.
 * ``backfill``: the FIFO queue without head-of-line blocking, EASY style. When a job is
   refused (the head of the pass), it gets a reservation: its *shadow time*, the first
   planned departure (start + duration; pauses not counted) after which it would fit by
@@ -43,6 +48,7 @@ from typing import Any
 from compass.cluster import ClusterState
 from compass.fragmentation import state_phi_star
 from compass.model import Job, slot_width
+from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
     Plan,
     apply_plan,
@@ -142,15 +148,15 @@ class PlusStats:
 
 @register
 class CompassAbsPlus(CompassAbs):
-    """COMPASS-ABS+ (ours): compass-abs with mixed nodes, admission by compaction and lazy
-    compaction and backfill (module docstring)."""
+    """COMPASS-ABS+ (ours): compass-abs with mixed nodes, admission by compaction, lazy
+    compaction with end-aligned fills, and backfill (module docstring)."""
 
     name = "compass-abs-plus"
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
-                 backfill: bool = True, nsif: int = 2, max_nodes: int = 6, max_jobs: int = 2,
-                 max_evals: int = 400) -> None:
+                 backfill: bool = True, end_aligned: bool = True, nsif: int = 2,
+                 max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
             raise ValueError("admit_by_compaction moves instances into the extended space: "
@@ -161,6 +167,7 @@ class CompassAbsPlus(CompassAbs):
         self.admit_by_compaction = admit_by_compaction
         self.lazy_compaction = lazy_compaction
         self.backfill = backfill
+        self.end_aligned = end_aligned
         self.nsif = nsif
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
@@ -174,7 +181,8 @@ class CompassAbsPlus(CompassAbs):
         return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
                 "admit_by_compaction": self.admit_by_compaction,
                 "lazy_compaction": self.lazy_compaction,
-                "backfill": self.backfill, "nsif": self.nsif,
+                "backfill": self.backfill, "end_aligned": self.end_aligned,
+                "nsif": self.nsif,
                 "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
                 "max_evals": self.max_evals}
 
@@ -318,12 +326,19 @@ class CompassAbsPlus(CompassAbs):
             if space.holds_only_strays(n):
                 pool_in_place(space, n)
 
+    def _aligned_fill(self, space: AbsSpace) -> Plan | None:
+        """``abs_ends.aligned_fill`` by the planned ends; a job placed around ``place`` has
+        none and counts as never ending."""
+        return aligned_fill(space, lambda j: self._planned.get(j, math.inf))
+
     def _compact_lazily(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
                         used_gpus: int, now: float, touched: set[int]) -> bool:
-        """While N x SIF > nsif: the cheapest fill of a partial node (``find_fill``), or the
-        cheapest evacuation of one (``find_plan`` for a virtual G-GPU instance) if that is
-        cheaper still; when neither exists, compass-abs's passes and settle
-        (``FALLBACK_STEPS``), each only while still needed. True if those passes ran."""
+        """While N x SIF > nsif: the cheapest fill of a partial node (``find_fill``; with
+        ``end_aligned`` and no job started now, of the one-move fills the one
+        ``abs_ends.aligned_fill`` picks), or the cheapest evacuation of one (``find_plan``
+        for a virtual G-GPU instance) if that is cheaper still; when neither exists,
+        compass-abs's passes and settle (``FALLBACK_STEPS``), each only while still needed.
+        True if those passes ran."""
         bound = partial_bound(counts, used_gpus, state.nodes, state.gpus_per_node, self.nsif)
         if space.partial_count() <= bound:
             return False
@@ -331,8 +346,9 @@ class CompassAbsPlus(CompassAbs):
         space.operator = "lazy-compact"
         free = self._free_jobs(now)
         while space.partial_count() > bound:
-            plan = find_fill(space, free_jobs=free, max_nodes=self.max_nodes,
-                             max_jobs=self.max_jobs, max_evals=self.max_evals)
+            plan = self._aligned_fill(space) if self.end_aligned and not free else None
+            plan = plan or find_fill(space, free_jobs=free, max_nodes=self.max_nodes,
+                                     max_jobs=self.max_jobs, max_evals=self.max_evals)
             if plan is None or plan.cost > (0 if free else 1, 1):  # else nothing is cheaper
                 plan = find_plan(space, space.gpus_per_node, 1, (), free_jobs=free,
                                  max_nodes=self.max_nodes, max_jobs=self.max_jobs,
