@@ -71,10 +71,10 @@ class Recording(GfsBackfill):
         self.first_shadow: dict[int, float] = {}
 
     def place(self, job, state, now):
-        gated = self.backfill.shadow is not None
+        gated = self.gate.shadow is not None
         placement = super().place(job, state, now)
-        if placement is None and not gated and self.backfill.shadow is not None:
-            self.first_shadow.setdefault(job.job_id, self.backfill.shadow)
+        if placement is None and not gated and self.gate.shadow is not None:
+            self.first_shadow.setdefault(job.job_id, self.gate.shadow)
         return placement
 
 

@@ -22,7 +22,7 @@ from trace_rows import trace
 
 import compass
 from compass.fragmentation import wcc_holds
-from compass.model import Job
+from compass.model import Job, slot_width
 from compass.schedulers import create
 from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
@@ -36,7 +36,8 @@ from compass.schedulers.abs_moves import (
     units_on,
 )
 from compass.schedulers.abs_space import AbsSpace, Spot
-from compass.schedulers.compass_abs_plus import CompassAbsPlus, shadow_time
+from compass.schedulers.backfill import shadow_time
+from compass.schedulers.compass_abs_plus import CompassAbsPlus
 
 PLUS = "compass-abs-plus"
 #: Each mechanism off in turn, and all off (which must be compass-abs).
@@ -163,13 +164,17 @@ def test_shadow_time_is_the_first_planned_end_after_which_the_head_fits():
     d = Driver(PLUS, 2)
     d.arrive(1, 4)
     d.arrive(4)
-    ends = d.scheduler._ends
+    ends = d.scheduler.gate.ends
     assert ends == [(2.0, 0), (3.0, 1)]
-    assert shadow_time(Job(9, 0.0, 1.0, 1, 8), d.state, ends, 2.5) == 2.5
-    assert shadow_time(Job(9, 0.0, 1.0, 1, 8), d.state, ends, 1.0) == 2.0
-    assert shadow_time(Job(9, 0.0, 1.0, 2, 8), d.state, ends, 1.0) == 3.0
-    assert shadow_time(Job(9, 0.0, 1.0, 3, 8), d.state, ends, 1.0) == math.inf
-    assert shadow_time(Job(9, 0.0, 1.0, 1, 4), d.state, ends, 1.0) == 1.0
+
+    def shadow(w: int, g: int, now: float) -> float:  # the head's anchors take slot width
+        return shadow_time(Job(9, 0.0, 1.0, w, g), d.state, ends, now, slot_width(g))
+
+    assert shadow(1, 8, 2.5) == 2.5
+    assert shadow(1, 8, 1.0) == 2.0
+    assert shadow(2, 8, 1.0) == 3.0
+    assert shadow(3, 8, 1.0) == math.inf
+    assert shadow(1, 4, 1.0) == 1.0
 
 
 def full_pool(d: Driver) -> dict[int, list[int]]:

@@ -63,8 +63,6 @@ class Backfill:
         #: the current pass's shadow time once set (None: the pass is not gated)
         self.shadow: float | None = None
         self._refused: set[tuple[int, int]] = set()
-        #: jobs started ahead of a refused head
-        self.backfilled = 0
 
     def open_pass(self) -> None:
         """A new admission pass: no reservation yet."""
@@ -90,8 +88,10 @@ class Backfill:
         self._refused.clear()
         self._planned[job.job_id] = now + job.duration
         insort(self.ends, (now + job.duration, job.job_id))
-        if self.shadow is not None:
-            self.backfilled += 1
+
+    def planned_end(self, job_id: int) -> float:
+        """A running job's planned end; inf for one that never started through the gate."""
+        return self._planned.get(job_id, math.inf)
 
     def forget(self, job_id: int) -> None:
         """Drop a departed job's planned end (absent if it never started through the gate)."""
@@ -109,27 +109,27 @@ class GfsBackfill(Scheduler):
 
     def __init__(self, *, seed: int = 0) -> None:
         super().__init__(seed=seed)
-        self.backfill = Backfill()
+        self.gate = Backfill()
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
-        self.backfill = Backfill()
+        self.gate = Backfill()
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState,
                         now: float) -> tuple[Sequence[Job], bool]:
         """The whole queue in FIFO order; a refusal does not block (``place`` gates)."""
-        self.backfill.open_pass()
+        self.gate.open_pass()
         return queue, False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
-        if not self.backfill.admits(job, now):
+        if not self.gate.admits(job, now):
             return None
         nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
         if nodes is None:
-            self.backfill.refused(job, state, now, job.gpus_per_instance)
+            self.gate.refused(job, state, now, job.gpus_per_instance)
             return None
-        self.backfill.started(job, now)
+        self.gate.started(job, now)
         return Placement(job.job_id, nodes)
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
-        self.backfill.forget(job.job_id)
+        self.gate.forget(job.job_id)
         return ()

@@ -26,10 +26,11 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
 * ``backfill``: the FIFO queue without head-of-line blocking, EASY style. When a job is
   refused (the head of the pass), it gets a reservation: its *shadow time*, the first
   planned departure (start + duration; pauses not counted) after which it would fit by
-  count with nothing moved (``shadow_time``). Jobs behind it are then offered in FIFO order
-  and only those that would end by then start; so the head is not delayed while the plans
-  hold. It reads the jobs' durations (clairvoyant, as CAFGD's gradient). Off: strict FIFO
-  with head-of-line blocking, as every paper scheduler.
+  count with nothing moved (``backfill.shadow_time``, counting slot-wide room). Jobs
+  behind it are then offered in FIFO order and only those that would end by then start;
+  so the head is not delayed while the plans hold. It reads the jobs' durations
+  (clairvoyant, as CAFGD's gradient). Off: strict FIFO with head-of-line blocking, as every
+  paper scheduler. ``gfs-backfill`` is best-fit under the same gate.
 
 Moves of jobs started at the current instant cost nothing in every search (the engine
 launches them where they end up). With every mechanism off it makes exactly compass-abs's
@@ -40,7 +41,6 @@ the queue order, so ``backfill`` leaves the guarantee as it is.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -57,6 +57,7 @@ from compass.schedulers.abs_moves import (
     pool_in_place,
 )
 from compass.schedulers.abs_space import AbsSpace
+from compass.schedulers.backfill import Backfill
 from compass.schedulers.base import Move, Placement
 from compass.schedulers.compass_abs import (
     DRAIN_CLASSES,
@@ -100,29 +101,6 @@ def partial_bound(counts: Sequence[int], used_gpus: int, nodes: int, gpus_per_no
     """Most partial nodes with N x SIF <= ``nsif``: Phi* + nsif (eq. 2; Phi* by eq. 21
     while the WCC holds, else the memoised exact oracle, as the timeline computes it)."""
     return state_phi_star(tuple(counts), used_gpus, nodes, gpus_per_node)[0] + nsif
-
-
-def shadow_time(head: Job, state: ClusterState, ends: Sequence[tuple[float, int]],
-                now: float) -> float:
-    """When the refused ``head`` would fit if the running jobs leave at their planned ``ends``
-    ((end, job id), ascending) and nothing moves: the first such end after which
-    sum_n floor(f_n / W) >= w (W = w*(g), the width the head's anchors take; w its
-    instances). ``now`` if it fits by that count already (only fragmentation refuses it;
-    nothing backfills then), inf if it fits on no state. Reads only the leaving jobs' nodes."""
-    width = slot_width(head.gpus_per_instance) if head.gpus_per_instance > 1 else 1
-    room = state.instance_capacity(width)
-    if room >= head.num_instances:
-        return now
-    free: dict[int, int] = {}
-    for end, job_id in ends:
-        for instance in state.job_instances(job_id):
-            node = state.node_of(instance)
-            before = free.get(node, state.free(node))
-            free[node] = before + state.size_of(instance)
-            room += free[node] // width - before // width
-        if room >= head.num_instances:
-            return max(end, now)
-    return math.inf
 
 
 @dataclass
@@ -175,7 +153,7 @@ class CompassAbsPlus(CompassAbs):
         self.stats = PlusStats()
         self._started_at = -math.inf
         self._started: set[int] = set()
-        self._reset_queue()
+        self.gate = Backfill()
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
@@ -190,18 +168,7 @@ class CompassAbsPlus(CompassAbs):
         super().reset(state, workload)
         self.stats = PlusStats()
         self._started_at, self._started = -math.inf, set()
-        self._reset_queue()
-
-    def _reset_queue(self) -> None:
-        """Backfill's bookkeeping: the planned ends (start + duration, job id) of the running
-        jobs, ascending, and by job; the current pass's state: whether the next refusal sets
-        the reservation, the shadow time once set (None: no pass is gated), and the shapes
-        (g, w) refused since the last start (the state is the same, so is the answer)."""
-        self._ends: list[tuple[float, int]] = []
-        self._planned: dict[int, float] = {}
-        self._reserve = False
-        self._shadow: float | None = None
-        self._refused: set[tuple[int, int]] = set()
+        self.gate = Backfill()  # planned ends (also end alignment's) and backfill's gate
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState,
                         now: float) -> tuple[Sequence[Job], bool]:
@@ -209,8 +176,7 @@ class CompassAbsPlus(CompassAbs):
         gates the jobs behind the first refused one); else the FIFO head-of-line blocking."""
         if not self.backfill:
             return super().admission_order(queue, state, now)
-        self._reserve, self._shadow = True, None
-        self._refused.clear()
+        self.gate.open_pass()
         return queue, False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
@@ -218,23 +184,17 @@ class CompassAbsPlus(CompassAbs):
         shadow time), then the placement (``_place``); the first refusal of a pass sets the
         reservation. A shape refused since the last start is refused again without a
         search (same state, same answer: the decisions are those of a search)."""
-        shape = (job.gpus_per_instance, job.num_instances)
-        if self._shadow is not None and (now + job.duration > self._shadow
-                                         or shape in self._refused):
+        gate = self.gate
+        if not gate.admits(job, now):
             return None
         enough = state.used_gpus + job.total_gpus <= state.total_gpus  # else no trial fits
         placement = self._place(job, state, now) if enough else None
-        if placement is None:
-            self._refused.add(shape)
-            if self._reserve:
-                self._reserve = False
-                self._shadow = shadow_time(job, state, self._ends, now)
+        if placement is None:  # the head's anchors take slot-wide room (w*(g) GPUs each)
+            g = job.gpus_per_instance
+            gate.refused(job, state, now, slot_width(g) if g > 1 else 1)
             return None
-        self._refused.clear()
-        self._planned[job.job_id] = now + job.duration
-        insort(self._ends, (now + job.duration, job.job_id))
-        if self._shadow is not None:
-            self.stats.backfilled += 1
+        gate.started(job, now)
+        self.stats.backfilled += gate.shadow is not None
         return placement
 
     def _place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
@@ -293,9 +253,7 @@ class CompassAbsPlus(CompassAbs):
 
     def _forget(self, job: Job) -> None:
         """Drop a departed job's planned end (absent if it was placed around ``place``)."""
-        end = self._planned.pop(job.job_id, None)
-        if end is not None:
-            del self._ends[bisect_left(self._ends, (end, job.job_id))]
+        self.gate.forget(job.job_id)
 
     def check(self, state: ClusterState) -> None:
         self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
@@ -329,7 +287,7 @@ class CompassAbsPlus(CompassAbs):
     def _aligned_fill(self, space: AbsSpace) -> Plan | None:
         """``abs_ends.aligned_fill`` by the planned ends; a job placed around ``place`` has
         none and counts as never ending."""
-        return aligned_fill(space, lambda j: self._planned.get(j, math.inf))
+        return aligned_fill(space, self.gate.planned_end)
 
     def _compact_lazily(self, space: AbsSpace, state: ClusterState, counts: Sequence[int],
                         used_gpus: int, now: float, touched: set[int]) -> bool:
