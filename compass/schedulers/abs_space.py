@@ -299,6 +299,13 @@ class AbsSpace:
         """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
         return [n for b in self._pool_by_used[1:self.gpus_per_node] for n in b]
 
+    def partial_pool_rooms(self) -> list[tuple[int, int]]:
+        """(node, G - used) of each partial pool node, by occupancy then index: the room
+        read from the node's bucket (its level is its occupancy)."""
+        G = self.gpus_per_node
+        buckets = self._pool_by_used
+        return [(n, G - used) for used in range(1, G) for n in buckets[used]]
+
     def slotted_with_residual(self, at_least: int) -> list[int]:
         """Slotted nodes with residual >= ``at_least`` >= 1 (partial hosts only), by residual
         then index."""
@@ -380,13 +387,23 @@ class AbsSpace:
         self._reindex(n)
 
     # ----------------------------------------------------------- transactions
-    def begin(self) -> None:
-        """Start recording one scheduler decision (moves and undo log)."""
+    def begin(self, undo: bool = True) -> None:
+        """Start recording one scheduler decision: its moves, and an undo log unless ``undo``
+        is False (a decision that is never refused, such as a departure's)."""
         self._undo.clear()
         self._moves.clear()
+        self._recording = undo
+
+    def keep(self) -> None:
+        """The decision since ``begin`` will not be refused: drop its undo log and log no
+        more until the next ``begin`` (Compact after a successful Place needs none)."""
+        self._undo.clear()
+        self._recording = False
 
     def rollback(self) -> None:
         """Undo everything since ``begin``: a refused job leaves no trace."""
+        if not self._recording:
+            raise RuntimeError("rollback of a decision begun without undo, or after keep()")
         self._recording = False
         try:
             while self._undo:
@@ -517,37 +534,44 @@ class AbsSpace:
 
     # --------------------------------------------- primitives (undo-logged)
     def _check_room(self, spot: Spot) -> None:
-        if spot.role == "filler":
-            slot = self._slot_of[spot.anchor]
-            ok = slot.vacancy > 0 and slot.node == spot.node
-        elif spot.role == "pool":
-            ok = not self._slots[spot.node] and self.used(spot.node) < self.gpus_per_node
+        role, n, anchor = spot
+        if role == "filler":
+            slot = self._slot_of[anchor]
+            ok = slot.vacancy > 0 and slot.node == n
+        elif role == "pool":
+            ok = not self._slots[n] and self._load[n] < self.gpus_per_node
         else:
-            ok = bool(self._slots[spot.node]) and self.residual(spot.node) >= 1
+            ok = bool(self._slots[n]) and self.residual(n) >= 1
         if not ok:
             raise AbsViolation(f"no room for a 1-GPU instance at {spot}")
 
     def _put_one(self, key: InstanceKey, spot: Spot) -> None:
-        if spot.role == "filler":
-            self._slot_of[spot.anchor].fillers.add(key)
-            self._open[spot.node] -= 1
+        role, n, anchor = spot
+        if role == "filler":
+            self._slot_of[anchor].fillers.add(key)
+            self._open[n] -= 1
+        elif role == "pool":
+            self._pool[n].add(key)
         else:
-            (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
+            self._strays[n].add(key)
         self._spot[key] = spot
-        self._load[spot.node] += 1
-        self._reindex(spot.node)
+        self._load[n] += 1
+        self._reindex(n)
         if self._recording:  # the inverse, for rollback
             self._undo.append(lambda: self._take_one(key))
 
     def _take_one(self, key: InstanceKey) -> Spot:
         spot = self._spot.pop(key)
-        if spot.role == "filler":
-            self._slot_of[spot.anchor].fillers.remove(key)
-            self._open[spot.node] += 1
+        role, n, anchor = spot
+        if role == "filler":
+            self._slot_of[anchor].fillers.remove(key)
+            self._open[n] += 1
+        elif role == "pool":
+            self._pool[n].remove(key)
         else:
-            (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
-        self._load[spot.node] -= 1
-        self._reindex(spot.node)
+            self._strays[n].remove(key)
+        self._load[n] -= 1
+        self._reindex(n)
         if self._recording:  # the inverse, for rollback
             self._undo.append(lambda: self._put_one(key, spot))
         return spot
@@ -601,19 +625,39 @@ class AbsSpace:
         return _EMPTY_KEY
 
     def _reindex(self, n: int) -> None:
-        new = self._index_key(n)
+        """Refile node n under its current ``_index_key`` (computed inline: this runs after
+        every primitive, ``check`` compares the two)."""
+        strays = len(self._strays[n])
+        if self._slots[n] or (strays and not self._pool[n]):
+            new = ("slotted", self.gpus_per_node - self._profiled[n] - strays - self._foreign[n],
+                   self._open[n] > 0, strays > 0)
+        elif self._pool[n]:
+            new = ("pool", self._load[n], False, strays > 0)
+        else:
+            new = _EMPTY_KEY
         old = self._key[n]
         if new == old:
             return
-        if new[0] != old[0] or new[1] != old[1]:  # kind or level changed: another bucket
-            bucket_remove(self._homes[old[0]][old[1]], n)
-            bucket_add(self._homes[new[0]][new[1]], n)
-        if old[2] != new[2]:
-            (bucket_add if new[2] else bucket_remove)(self._vacancy_nodes, n)
-        if old[3] != new[3]:
-            (bucket_add if new[3] else bucket_remove)(self._stray_nodes, n)
         self._key[n] = new
-
+        kind, level, vacancy, stray = new
+        if kind != old[0] or level != old[1]:  # another bucket
+            homes = self._homes
+            bucket_remove(homes[old[0]][old[1]], n)
+            bucket = homes[kind][level]
+            if type(bucket) is list:
+                insort(bucket, n)
+            else:
+                bucket.add(n)
+        if vacancy != old[2]:
+            if vacancy:
+                insort(self._vacancy_nodes, n)
+            else:
+                bucket_remove(self._vacancy_nodes, n)
+        if stray != old[3]:
+            if stray:
+                insort(self._stray_nodes, n)
+            else:
+                bucket_remove(self._stray_nodes, n)
 
 def require(condition: bool, message: str) -> None:
     """Raise ``AbsViolation`` with ``message`` unless ``condition`` holds (the checks)."""

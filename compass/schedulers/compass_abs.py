@@ -186,10 +186,8 @@ def _slot_class(width: int) -> DrainClass:
 
 
 def _pool_hosts(space: AbsSpace) -> dict[int, int]:
-    """Partial pool nodes -> room G - |P(n)|: ``partial_pool_nodes`` is by occupancy, then
-    index, which is already the drain order."""
-    G = space.gpus_per_node
-    return {n: G - space.used(n) for n in space.partial_pool_nodes()}
+    """Partial pool nodes -> room G - |P(n)|, by occupancy then index: the drain order."""
+    return dict(space.partial_pool_rooms())
 
 
 POOL_CLASS = DrainClass(
@@ -378,6 +376,7 @@ class CompassAbs(Scheduler):
         if nodes is None:
             space.rollback()
             return None
+        space.keep()
         if self.compact_on_arrival:
             settle(space, self.repair)
         else:
@@ -387,7 +386,7 @@ class CompassAbs(Scheduler):
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         """Remove each instance, then Compact (Algorithm 1 lines 10-16)."""
         space = self.space
-        space.begin()
+        space.begin(undo=False)
         remove_instances(space, job)
         settle(space, self.repair)
         return space.commit()
