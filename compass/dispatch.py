@@ -86,7 +86,7 @@ class Instant:
         before the instant and still runs after it: moves of a job admitted at this instant
         only change where it starts, and a job that departed after moving needs no restart.
         """
-        started = set(self.started)
+        started = set(self.started) if self.started else ()
         running = state.is_running
         out: dict[int, list[int]] = {}
         for i, move in enumerate(self.moves):

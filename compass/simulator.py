@@ -182,8 +182,7 @@ class Simulator:
         log = self._migration_log
         for m in instant.moves:
             job_id, k = m.instance
-            rows = migrated.get(job_id)
-            log.append((t, job_id, k, m.src, m.dst, rows is not None, m.operator))
+            log.append((t, job_id, k, m.src, m.dst, job_id in migrated, m.operator))
         c = self.config.migration_cost
         per_event = self.config.pause_rule == "per-event"
         records, heap = self._records, self._departures

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 
 import compass
 from compass.cluster import ClusterState
@@ -327,6 +329,47 @@ def test_space_refuses_illegal_operations():
         space.open_slot((2, 0), 2, 1)             # SlotConf: no room left
     with pytest.raises(AbsViolation):
         space.move_one((0, 0), space.filler_spot(space.slot((1, 0))))  # FF slot: no vacancy
+
+
+def test_a_decision_without_undo_cannot_be_rolled_back():
+    space = AbsSpace(2)
+    space.begin()
+    space.add_one((0, 0), Spot("pool", 0))
+    space.rollback()
+    assert space.kind(0) == "empty"
+    space.begin(undo=False)  # a departure's decision: never refused
+    space.add_one((0, 0), Spot("pool", 0))
+    with pytest.raises(RuntimeError, match="without undo"):
+        space.rollback()
+    space.begin()
+    space.add_one((1, 0), Spot("pool", 0))
+    space.keep()  # Place succeeded: Compact follows, never undone
+    with pytest.raises(RuntimeError, match="keep"):
+        space.rollback()
+    space.begin()  # the next decision logs again
+    space.add_one((2, 0), Spot("pool", 1))
+    space.rollback()
+    assert space.pool_on(0) == [(0, 0), (1, 0)] and space.kind(1) == "empty"
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), name=st.sampled_from(BOTH))
+def test_refused_jobs_leave_no_trace_and_pool_rooms_match_the_nodes(seed, name):
+    """A refused arrival leaves the layout as it was (the undo log covers Place), and the
+    pool pass's rooms read from the buckets equal G - used(n) node by node."""
+    rng = random.Random(seed)
+    d = Driver(name, nodes=5)
+    for _ in range(60):
+        if d.jobs and rng.random() < 0.4:
+            d.depart(rng.choice(sorted(d.jobs)))
+        else:
+            before = d.space.layout()
+            if d.arrive(rng.choice([1, 1, 2, 4, 8]), rng.randint(1, 6)) is None:
+                assert d.space.layout() == before
+        d.check()
+        space = d.space
+        assert space.partial_pool_rooms() == [(n, 8 - space.used(n))
+                                              for n in space.partial_pool_nodes()]
 
 
 def _random_run(name: str, seed: int, scheduler=None) -> list:

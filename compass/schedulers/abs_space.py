@@ -32,6 +32,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Literal, NamedTuple
 
 from compass.cluster import ClusterState
@@ -64,15 +65,15 @@ def bucket_add(bucket: Bucket, n: int) -> None:
 
 def bucket_remove(bucket: Bucket, n: int) -> None:
     """Remove node n from the bucket; ``AbsViolation`` if it is not there (a stale index)."""
-    if type(bucket) is set:
-        if n not in bucket:
-            raise AbsViolation(f"node {n} is not in the index")
+    if type(bucket) is list:
+        i = bisect_left(bucket, n)
+        if i < len(bucket) and bucket[i] == n:
+            del bucket[i]
+            return
+    elif n in bucket:
         bucket.remove(n)
         return
-    i = bisect_left(bucket, n)
-    if i == len(bucket) or bucket[i] != n:
-        raise AbsViolation(f"node {n} is not in the index")
-    del bucket[i]
+    raise AbsViolation(f"node {n} is not in the index")
 
 
 def bucket_holds(bucket: Bucket, n: int) -> bool:
@@ -223,13 +224,12 @@ class AbsSpace:
         return not self._stray_nodes
 
     # ------------------------------------------------------------ index queries
+    # The bucket scans below take the first non-empty bucket with ``filter`` over a slice
+    # of the buckets: the same first bucket as a loop, without a bytecode per bucket.
     def best_slotted(self, width: int) -> int | None:
         """The slotted node with the least residual D(n) >= width (Place line 5), lowest index."""
-        for r in range(width, self.gpus_per_node + 1):
-            bucket = self._slotted_by_residual[r]
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._slotted_by_residual[width:]), None)
+        return None if bucket is None else bucket[0]
 
     def lowest_empty(self, room: int = 1) -> int | None:
         """The lowest-index empty node with at least ``room`` free units: the lowest empty
@@ -252,18 +252,13 @@ class AbsSpace:
 
     def fullest_partial_pool(self) -> int | None:
         """The partial pool node with the least room (best fit), lowest index."""
-        for used in range(self.gpus_per_node - 1, 0, -1):
-            bucket = self._pool_by_used[used]
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._pool_by_used[self.gpus_per_node - 1:0:-1]), None)
+        return None if bucket is None else bucket[0]
 
     def sparsest_pool(self) -> int | None:
         """The pool node with the fewest occupants (full ones included), lowest index."""
-        for bucket in self._pool_by_used[1:]:
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._pool_by_used[1:]), None)
+        return None if bucket is None else bucket[0]
 
     def room_for(self, g: int, overflow: bool = False) -> int | None:
         """An upper bound on how many g-GPU instances of one job Place can take now, in
@@ -282,10 +277,12 @@ class AbsSpace:
             return room
         if overflow:
             return None
-        room = len(self._empty) * G
-        for used in range(1, G):
-            room += len(self._pool_by_used[used]) * (G - used)
-        return room + sum(self._open[n] for n in self._vacancy_nodes)
+        # G - used free GPUs on each partial pool node, used = 1 .. G - 1
+        room = len(self._empty) * G + sum(map(mul, map(len, self._pool_by_used[1:G]),
+                                              range(G - 1, 0, -1)))
+        if self._vacancy_nodes:
+            room += sum(self._open[n] for n in self._vacancy_nodes)
+        return room
 
     def partial_pool_count(self) -> int:
         """len(partial_pool_nodes()) without building the list, O(G)."""
@@ -625,14 +622,16 @@ class AbsSpace:
         return _EMPTY_KEY
 
     def _reindex(self, n: int) -> None:
-        """Refile node n under its current ``_index_key`` (computed inline: this runs after
-        every primitive, ``check`` compares the two)."""
-        strays = len(self._strays[n])
+        """Refile node n under its ``_index_key``, computed inline, with the list buckets
+        updated by bisection in place: this runs after every primitive (``check`` compares
+        the key kept with ``_index_key``)."""
+        strays = self._strays[n]
         if self._slots[n] or (strays and not self._pool[n]):
-            new = ("slotted", self.gpus_per_node - self._profiled[n] - strays - self._foreign[n],
-                   self._open[n] > 0, strays > 0)
+            count = len(strays)
+            new = ("slotted", self.gpus_per_node - self._profiled[n] - count - self._foreign[n],
+                   self._open[n] > 0, count > 0)
         elif self._pool[n]:
-            new = ("pool", self._load[n], False, strays > 0)
+            new = ("pool", self._load[n], False, bool(strays))
         else:
             new = _EMPTY_KEY
         old = self._key[n]
@@ -642,22 +641,22 @@ class AbsSpace:
         kind, level, vacancy, stray = new
         if kind != old[0] or level != old[1]:  # another bucket
             homes = self._homes
-            bucket_remove(homes[old[0]][old[1]], n)
+            bucket = homes[old[0]][old[1]]
+            if type(bucket) is list and (i := bisect_left(bucket, n)) < len(bucket) and (
+                    bucket[i] == n):
+                del bucket[i]
+            else:
+                bucket_remove(bucket, n)  # the set bucket, or a stale index (it raises)
             bucket = homes[kind][level]
             if type(bucket) is list:
                 insort(bucket, n)
             else:
                 bucket.add(n)
         if vacancy != old[2]:
-            if vacancy:
-                insort(self._vacancy_nodes, n)
-            else:
-                bucket_remove(self._vacancy_nodes, n)
+            (insort if vacancy else bucket_remove)(self._vacancy_nodes, n)
         if stray != old[3]:
-            if stray:
-                insort(self._stray_nodes, n)
-            else:
-                bucket_remove(self._stray_nodes, n)
+            (insort if stray else bucket_remove)(self._stray_nodes, n)
+
 
 def require(condition: bool, message: str) -> None:
     """Raise ``AbsViolation`` with ``message`` unless ``condition`` holds (the checks)."""

@@ -144,6 +144,8 @@ def remove_instances(space: AbsSpace, job: Job, rehome: bool = True) -> None:
 def rehome_strays(space: AbsSpace) -> bool:
     """Send each stray through the 1-GPU rule; True if any found a destination."""
     space.operator = "rehome"
+    if space.in_space:
+        return False
     moved = False
     for node, key in space.strays():
         spot = one_gpu_spot(space, own=node)
