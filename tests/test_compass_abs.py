@@ -367,9 +367,55 @@ def test_refused_jobs_leave_no_trace_and_pool_rooms_match_the_nodes(seed, name):
             if d.arrive(rng.choice([1, 1, 2, 4, 8]), rng.randint(1, 6)) is None:
                 assert d.space.layout() == before
         d.check()
-        space = d.space
-        assert space.partial_pool_rooms() == [(n, 8 - space.used(n))
-                                              for n in space.partial_pool_nodes()]
+        _check_index_queries(d.space)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 5), st.sampled_from([1, 1, 2, 3, 4, 8])),
+                      max_size=40))
+def test_index_queries_on_hand_built_spaces(steps):
+    """Spaces no Compact has tidied (several partial pool and slotted nodes at once)."""
+    space = AbsSpace(6)
+    next_id = 0
+    for n, g in steps:
+        key, next_id = (next_id, 0), next_id + 1
+        if g == 1 and space.kind(n) != "slotted" and space.used(n) < 8:
+            space.add_one(key, Spot("pool", n))
+        elif g > 1 and space.kind(n) != "pool" and space.residual(n) >= space.width(g):
+            space.open_slot(key, g, n)
+            if space.sparsest_pool() is not None and space.slot(key).vacancy:
+                space.move_one(space.pool_on(space.sparsest_pool())[0],
+                               space.filler_spot(space.slot(key)))
+        space.check_space()
+        _check_index_queries(space)
+
+
+def _first_node(buckets) -> int | None:
+    """The first node of the first non-empty bucket, by a plain loop."""
+    for bucket in buckets:
+        if bucket:
+            return bucket[0]
+    return None
+
+
+def _check_index_queries(space: AbsSpace) -> None:
+    """The index queries equal their plain-loop forms over the nodes and buckets."""
+    G = space.gpus_per_node
+    pools = {u: [n for n in range(space.nodes) if space.kind(n) == "pool" and space.used(n) == u]
+             for u in range(G + 1)}
+    slotted = {r: [n for n in range(space.nodes)
+                   if space.kind(n) == "slotted" and space.residual(n) == r]
+               for r in range(G + 1)}
+    assert space.partial_pool_rooms() == [(n, G - space.used(n))
+                                          for n in space.partial_pool_nodes()]
+    assert space.fullest_partial_pool() == _first_node(pools[u] for u in range(G - 1, 0, -1))
+    assert space.sparsest_pool() == _first_node(pools[u] for u in range(1, G + 1))
+    for width in range(1, G + 1):
+        assert space.best_slotted(width) == _first_node(slotted[r] for r in range(width, G + 1))
+    vacancy = sum(s.vacancy for n in range(space.nodes) for s in space.slots_on(n))
+    empty = sum(space.kind(n) == "empty" for n in range(space.nodes))
+    assert space.room_for(1) == empty * G + vacancy + sum(
+        len(pools[u]) * (G - u) for u in range(1, G))
 
 
 def _random_run(name: str, seed: int, scheduler=None) -> list:
