@@ -331,6 +331,22 @@ def test_space_refuses_illegal_operations():
         space.move_one((0, 0), space.filler_spot(space.slot((1, 0))))  # FF slot: no vacancy
 
 
+@pytest.mark.parametrize("g, w", [(8, 1), (1, 9)])
+def test_a_refused_job_is_refused_again_at_once_until_the_space_changes(g, w):
+    d = Driver(nodes=1)
+    first = d.arrive(8)
+    trials = []
+    room_for = d.space.room_for
+    d.space.room_for = lambda *a: trials.append(a) or room_for(*a)
+    head = Job(99, 0.0, 1.0, w, g)
+    assert d.scheduler.place(head, d.state, 1.0) is None
+    assert d.scheduler.place(head, d.state, 2.0) is None
+    assert len(trials) == 1  # the second offer found the space unchanged
+    d.depart(first)
+    placement = d.scheduler.place(head, d.state, 3.0)
+    assert len(trials) == 2 and (placement is not None) == (w * g <= 8)
+
+
 def test_a_decision_without_undo_cannot_be_rolled_back():
     space = AbsSpace(2)
     space.begin()

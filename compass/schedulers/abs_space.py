@@ -168,6 +168,9 @@ class AbsSpace:
         self._moves: list[Move] = []
         #: the operator whose migrations are being recorded (``Move.operator``)
         self.operator = ""
+        #: primitives applied so far (each ends in ``_reindex``): an unchanged count means
+        #: an unchanged space
+        self.changes = 0
 
     # ------------------------------------------------------------ node queries
     def kind(self, n: int) -> Kind:
@@ -625,6 +628,7 @@ class AbsSpace:
         """Refile node n under its ``_index_key``, computed inline, with the list buckets
         updated by bisection in place: this runs after every primitive (``check`` compares
         the key kept with ``_index_key``)."""
+        self.changes += 1
         strays = self._strays[n]
         if self._slots[n] or (strays and not self._pool[n]):
             count = len(strays)
