@@ -342,9 +342,11 @@ def test_a_refused_job_is_refused_again_at_once_until_the_space_changes(g, w):
     assert d.scheduler.place(head, d.state, 1.0) is None
     assert d.scheduler.place(head, d.state, 2.0) is None
     assert len(trials) == 1  # the second offer found the space unchanged
+    assert d.scheduler.place(Job(99, 0.0, 1.0, 1, 1), d.state, 2.0) is None
+    assert len(trials) == 2  # another job under the same id is tried
     d.depart(first)
     placement = d.scheduler.place(head, d.state, 3.0)
-    assert len(trials) == 2 and (placement is not None) == (w * g <= 8)
+    assert len(trials) == 3 and (placement is not None) == (w * g <= 8)
 
 
 def test_a_decision_without_undo_cannot_be_rolled_back():

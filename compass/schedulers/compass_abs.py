@@ -353,7 +353,7 @@ class CompassAbs(Scheduler):
         self._space: AbsSpace | None = None
         #: the last job refused and ``space.changes`` then: Place is a function of the job
         #: and the space, so the same job on an unchanged space is refused again at once
-        self._refused = (-1, -1)
+        self._refused: tuple[Job, int] | None = None
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "compact_on_arrival": self.compact_on_arrival,
@@ -368,12 +368,12 @@ class CompassAbs(Scheduler):
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self._space = AbsSpace(state.nodes, state.gpus_per_node)
-        self._refused = (-1, -1)
+        self._refused = None
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Place each instance, then Compact (Algorithm 1 lines 3-9); None leaves no trace."""
         space = self.space
-        refused = (job.job_id, space.changes)
+        refused = (job, space.changes)
         if refused == self._refused:
             return None
         if type(space) is AbsSpace:  # a job that cannot fit is refused without a trial
@@ -385,7 +385,7 @@ class CompassAbs(Scheduler):
         nodes = place_instances(space, job, self.one_gpu_overflow)
         if nodes is None:
             space.rollback()
-            self._refused = (job.job_id, space.changes)
+            self._refused = (job, space.changes)
             return None
         space.keep()
         if self.compact_on_arrival:
