@@ -270,19 +270,24 @@ class ClusterState:
 
     def move(self, instance: InstanceKey, dst: int) -> int:
         """Migrate one running instance to ``dst``; returns the source node."""
-        size = self.size_of(instance)
-        self._check_node(dst)
-        src = self._where[instance]
+        size = self._size.get(instance)
+        if size is None:
+            raise PlacementError(f"instance {instance} is not running")
+        if not (type(dst) is int and 0 <= dst < self.nodes):
+            self._check_node(dst)
+        where = self._where
+        src = where[instance]
         if src == dst:
             raise PlacementError(f"instance {instance} is already on node {dst}")
         if self._free[dst] < size:
             raise PlacementError(
                 f"instance {instance} needs {size} GPUs, node {dst} has {self._free[dst]} free"
             )
-        del self._node_instances[src][instance]
+        hosted = self._node_instances
+        del hosted[src][instance]
+        hosted[dst][instance] = size
+        where[instance] = dst
         self._shift(src, size)
-        self._node_instances[dst][instance] = size
-        self._where[instance] = dst
         self._shift(dst, -size)
         return src
 

@@ -86,13 +86,17 @@ class Instant:
         before the instant and still runs after it: moves of a job admitted at this instant
         only change where it starts, and a job that departed after moving needs no restart.
         """
-        started = set(self.started)
+        started = set(self.started) if self.started else ()
+        running = state.is_running
         out: dict[int, list[int]] = {}
         for i, move in enumerate(self.moves):
-            job_id = move.job_id
-            if job_id not in started and state.is_running(job_id):
-                out.setdefault(job_id, []).append(i)
-        return dict(sorted(out.items()))
+            job_id = move.instance[0]
+            if job_id not in started and running(job_id):
+                if (rows := out.get(job_id)) is None:
+                    out[job_id] = [i]
+                else:
+                    rows.append(i)
+        return dict(sorted(out.items())) if len(out) > 1 else out
 
 
 class Dispatcher:
@@ -226,13 +230,13 @@ class Dispatcher:
             self._apply(placement.moves, instant)
 
     def _apply(self, moves: Iterable[Move], instant: Instant) -> None:
-        for move in moves:
-            if not isinstance(move, Move):
-                raise SchedulerError(f"{self.scheduler.name}: expected a Move, got {move!r}")
-            try:
-                src = self.state.move(move.instance, move.dst)
-            except PlacementError as e:
-                raise SchedulerError(
-                    f"{self.scheduler.name}: invalid move at t={instant.time}: {e}"
-                ) from e
-            instant.moves.append(AppliedMove(move.instance, src, move.dst, move.operator))
+        move_to, applied = self.state.move, instant.moves
+        try:
+            for move in moves:
+                if type(move) is not Move and not isinstance(move, Move):
+                    raise SchedulerError(f"{self.scheduler.name}: expected a Move, got {move!r}")
+                src = move_to(move.instance, move.dst)
+                applied.append(AppliedMove(move.instance, src, move.dst, move.operator))
+        except PlacementError as e:
+            raise SchedulerError(
+                f"{self.scheduler.name}: invalid move at t={instant.time}: {e}") from e

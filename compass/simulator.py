@@ -184,22 +184,24 @@ class Simulator:
         """Log the moves; pause every migrated job ``c`` seconds (GPUs held): its departure
         moves later. Moves of jobs admitted or departed at this instant are free."""
         migrated = instant.migrated_jobs(self.state)
-        charged = {i for rows in migrated.values() for i in rows}
         t = instant.time
-        for i, m in enumerate(instant.moves):
-            self._migration_log.append((t, m.job_id, m.instance[1], m.src, m.dst, i in charged,
-                                        m.operator))
+        log = self._migration_log
+        for m in instant.moves:
+            job_id, k = m.instance
+            log.append((t, job_id, k, m.src, m.dst, job_id in migrated, m.operator))
         c = self.config.migration_cost
+        per_event = self.config.pause_rule == "per-event"
+        records, heap = self._records, self._departures
         for job_id, rows in migrated.items():
-            rec = self._records[job_id]
+            rec = records[job_id]
             rec.migrations += 1
             rec.instance_moves += len(rows)
-            pause = c if self.config.pause_rule == "per-event" else c * len(rows)
+            pause = c if per_event else c * len(rows)
             if pause > 0:
                 rec.pause += pause
                 rec.end += pause
                 rec.version += 1
-                heapq.heappush(self._departures, (rec.end, job_id, rec.version))
+                heapq.heappush(heap, (rec.end, job_id, rec.version))
 
     # --------------------------------------------------------------- helpers
     def _jobs_frame(self) -> pd.DataFrame:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 
 import compass
 from compass.cluster import ClusterState
@@ -327,6 +329,111 @@ def test_space_refuses_illegal_operations():
         space.open_slot((2, 0), 2, 1)             # SlotConf: no room left
     with pytest.raises(AbsViolation):
         space.move_one((0, 0), space.filler_spot(space.slot((1, 0))))  # FF slot: no vacancy
+
+
+@pytest.mark.parametrize("g, w", [(8, 1), (1, 9)])
+def test_a_refused_job_is_refused_again_at_once_until_the_space_changes(g, w):
+    d = Driver(nodes=1)
+    first = d.arrive(8)
+    trials = []
+    room_for = d.space.room_for
+    d.space.room_for = lambda *a: trials.append(a) or room_for(*a)
+    head = Job(99, 0.0, 1.0, w, g)
+    assert d.scheduler.place(head, d.state, 1.0) is None
+    assert d.scheduler.place(head, d.state, 2.0) is None
+    assert len(trials) == 1  # the second offer found the space unchanged
+    assert d.scheduler.place(Job(99, 0.0, 1.0, 1, 1), d.state, 2.0) is None
+    assert len(trials) == 2  # another job under the same id is tried
+    d.depart(first)
+    placement = d.scheduler.place(head, d.state, 3.0)
+    assert len(trials) == 3 and (placement is not None) == (w * g <= 8)
+
+
+def test_a_decision_without_undo_cannot_be_rolled_back():
+    space = AbsSpace(2)
+    space.begin()
+    space.add_one((0, 0), Spot("pool", 0))
+    space.rollback()
+    assert space.kind(0) == "empty"
+    space.begin(undo=False)  # a departure's decision: never refused
+    space.add_one((0, 0), Spot("pool", 0))
+    with pytest.raises(RuntimeError, match="without undo"):
+        space.rollback()
+    space.begin()
+    space.add_one((1, 0), Spot("pool", 0))
+    space.keep()  # Place succeeded: Compact follows, never undone
+    with pytest.raises(RuntimeError, match="keep"):
+        space.rollback()
+    space.begin()  # the next decision logs again
+    space.add_one((2, 0), Spot("pool", 1))
+    space.rollback()
+    assert space.pool_on(0) == [(0, 0), (1, 0)] and space.kind(1) == "empty"
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), name=st.sampled_from(BOTH))
+def test_refused_jobs_leave_no_trace_and_pool_rooms_match_the_nodes(seed, name):
+    """A refused arrival leaves the layout as it was (the undo log covers Place), and the
+    pool pass's rooms read from the buckets equal G - used(n) node by node."""
+    rng = random.Random(seed)
+    d = Driver(name, nodes=5)
+    for _ in range(60):
+        if d.jobs and rng.random() < 0.4:
+            d.depart(rng.choice(sorted(d.jobs)))
+        else:
+            before = d.space.layout()
+            if d.arrive(rng.choice([1, 1, 2, 4, 8]), rng.randint(1, 6)) is None:
+                assert d.space.layout() == before
+        d.check()
+        _check_index_queries(d.space)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 5), st.sampled_from([1, 1, 2, 3, 4, 8])),
+                      max_size=40))
+def test_index_queries_on_hand_built_spaces(steps):
+    """Spaces no Compact has tidied (several partial pool and slotted nodes at once)."""
+    space = AbsSpace(6)
+    next_id = 0
+    for n, g in steps:
+        key, next_id = (next_id, 0), next_id + 1
+        if g == 1 and space.kind(n) != "slotted" and space.used(n) < 8:
+            space.add_one(key, Spot("pool", n))
+        elif g > 1 and space.kind(n) != "pool" and space.residual(n) >= space.width(g):
+            space.open_slot(key, g, n)
+            if space.sparsest_pool() is not None and space.slot(key).vacancy:
+                space.move_one(space.pool_on(space.sparsest_pool())[0],
+                               space.filler_spot(space.slot(key)))
+        space.check_space()
+        _check_index_queries(space)
+
+
+def _first_node(buckets) -> int | None:
+    """The first node of the first non-empty bucket, by a plain loop."""
+    for bucket in buckets:
+        if bucket:
+            return bucket[0]
+    return None
+
+
+def _check_index_queries(space: AbsSpace) -> None:
+    """The index queries equal their plain-loop forms over the nodes and buckets."""
+    G = space.gpus_per_node
+    pools = {u: [n for n in range(space.nodes) if space.kind(n) == "pool" and space.used(n) == u]
+             for u in range(G + 1)}
+    slotted = {r: [n for n in range(space.nodes)
+                   if space.kind(n) == "slotted" and space.residual(n) == r]
+               for r in range(G + 1)}
+    assert space.partial_pool_rooms() == [(n, G - space.used(n))
+                                          for n in space.partial_pool_nodes()]
+    assert space.fullest_partial_pool() == _first_node(pools[u] for u in range(G - 1, 0, -1))
+    assert space.sparsest_pool() == _first_node(pools[u] for u in range(1, G + 1))
+    for width in range(1, G + 1):
+        assert space.best_slotted(width) == _first_node(slotted[r] for r in range(width, G + 1))
+    vacancy = sum(s.vacancy for n in range(space.nodes) for s in space.slots_on(n))
+    empty = sum(space.kind(n) == "empty" for n in range(space.nodes))
+    assert space.room_for(1) == empty * G + vacancy + sum(
+        len(pools[u]) * (G - u) for u in range(1, G))
 
 
 def _random_run(name: str, seed: int, scheduler=None) -> list:

@@ -1,9 +1,18 @@
 """The decision core shared by the simulator and the runtime (compass.dispatch)."""
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given
 
 from compass.cluster import ClusterState
-from compass.dispatch import AppliedMove, Dispatcher, SchedulerError, UnfitJob, check_jobs_fit
+from compass.dispatch import (
+    AppliedMove,
+    Dispatcher,
+    Instant,
+    SchedulerError,
+    UnfitJob,
+    check_jobs_fit,
+)
 from compass.model import Job
 from compass.schedulers import Move, Placement
 from compass.schedulers.gfs import GFS
@@ -57,6 +66,29 @@ def test_moves_of_started_or_departed_jobs_are_not_migrations():
     outcome = d.step(1.0, departures=[job(1, 1, 2), job(0, 1, 2)])
     assert outcome.moves == [AppliedMove((0, 0), 0, 1)]
     assert outcome.migrated_jobs(d.state) == {}  # job 0 moved, then departed
+
+
+class Running:
+    """A state stand-in for ``migrated_jobs``: only ``is_running`` is read."""
+
+    def __init__(self, jobs: set[int]) -> None:
+        self.jobs = jobs
+
+    def is_running(self, job_id: int) -> bool:
+        return job_id in self.jobs
+
+
+@given(moved=st.lists(st.integers(0, 6), max_size=12), started=st.sets(st.integers(0, 6)),
+       running=st.sets(st.integers(0, 6)))
+def test_migrated_jobs_are_the_moved_jobs_running_before_and_after(moved, started, running):
+    instant = Instant(0.0, started=sorted(started),
+                      moves=[AppliedMove((j, 0), 0, 1) for j in moved])
+    simple: dict[int, list[int]] = {}
+    for i, j in enumerate(moved):
+        if j not in started and j in running:
+            simple.setdefault(j, []).append(i)
+    got = instant.migrated_jobs(Running(running))
+    assert got == simple and list(got) == sorted(simple)
 
 
 def test_invalid_move_names_the_scheduler():

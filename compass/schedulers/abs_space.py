@@ -32,6 +32,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Literal, NamedTuple
 
 from compass.cluster import ClusterState
@@ -64,15 +65,15 @@ def bucket_add(bucket: Bucket, n: int) -> None:
 
 def bucket_remove(bucket: Bucket, n: int) -> None:
     """Remove node n from the bucket; ``AbsViolation`` if it is not there (a stale index)."""
-    if type(bucket) is set:
-        if n not in bucket:
-            raise AbsViolation(f"node {n} is not in the index")
+    if type(bucket) is list:
+        i = bisect_left(bucket, n)
+        if i < len(bucket) and bucket[i] == n:
+            del bucket[i]
+            return
+    elif n in bucket:
         bucket.remove(n)
         return
-    i = bisect_left(bucket, n)
-    if i == len(bucket) or bucket[i] != n:
-        raise AbsViolation(f"node {n} is not in the index")
-    del bucket[i]
+    raise AbsViolation(f"node {n} is not in the index")
 
 
 def bucket_holds(bucket: Bucket, n: int) -> bool:
@@ -167,6 +168,9 @@ class AbsSpace:
         self._moves: list[Move] = []
         #: the operator whose migrations are being recorded (``Move.operator``)
         self.operator = ""
+        #: primitives applied so far (each ends in ``_reindex``): an unchanged count means
+        #: an unchanged space
+        self.changes = 0
 
     # ------------------------------------------------------------ node queries
     def kind(self, n: int) -> Kind:
@@ -223,13 +227,12 @@ class AbsSpace:
         return not self._stray_nodes
 
     # ------------------------------------------------------------ index queries
+    # The bucket scans below take the first non-empty bucket with ``filter`` over a slice
+    # of the buckets: the same first bucket as a loop, without a bytecode per bucket.
     def best_slotted(self, width: int) -> int | None:
         """The slotted node with the least residual D(n) >= width (Place line 5), lowest index."""
-        for r in range(width, self.gpus_per_node + 1):
-            bucket = self._slotted_by_residual[r]
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._slotted_by_residual[width:]), None)
+        return None if bucket is None else bucket[0]
 
     def lowest_empty(self, room: int = 1) -> int | None:
         """The lowest-index empty node with at least ``room`` free units: the lowest empty
@@ -252,18 +255,13 @@ class AbsSpace:
 
     def fullest_partial_pool(self) -> int | None:
         """The partial pool node with the least room (best fit), lowest index."""
-        for used in range(self.gpus_per_node - 1, 0, -1):
-            bucket = self._pool_by_used[used]
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._pool_by_used[self.gpus_per_node - 1:0:-1]), None)
+        return None if bucket is None else bucket[0]
 
     def sparsest_pool(self) -> int | None:
         """The pool node with the fewest occupants (full ones included), lowest index."""
-        for bucket in self._pool_by_used[1:]:
-            if bucket:
-                return bucket[0]
-        return None
+        bucket = next(filter(None, self._pool_by_used[1:]), None)
+        return None if bucket is None else bucket[0]
 
     def room_for(self, g: int, overflow: bool = False) -> int | None:
         """An upper bound on how many g-GPU instances of one job Place can take now, in
@@ -282,10 +280,12 @@ class AbsSpace:
             return room
         if overflow:
             return None
-        room = len(self._empty) * G
-        for used in range(1, G):
-            room += len(self._pool_by_used[used]) * (G - used)
-        return room + sum(self._open[n] for n in self._vacancy_nodes)
+        # G - used free GPUs on each partial pool node, used = 1 .. G - 1
+        room = len(self._empty) * G + sum(map(mul, map(len, self._pool_by_used[1:G]),
+                                              range(G - 1, 0, -1)))
+        if self._vacancy_nodes:
+            room += sum(self._open[n] for n in self._vacancy_nodes)
+        return room
 
     def partial_pool_count(self) -> int:
         """len(partial_pool_nodes()) without building the list, O(G)."""
@@ -298,6 +298,13 @@ class AbsSpace:
     def partial_pool_nodes(self) -> list[int]:
         """Pool nodes with 0 < |P(n)| < G, by occupancy then index."""
         return [n for b in self._pool_by_used[1:self.gpus_per_node] for n in b]
+
+    def partial_pool_rooms(self) -> list[tuple[int, int]]:
+        """(node, G - used) of each partial pool node, by occupancy then index: the room
+        read from the node's bucket (its level is its occupancy)."""
+        G = self.gpus_per_node
+        buckets = self._pool_by_used
+        return [(n, G - used) for used in range(1, G) for n in buckets[used]]
 
     def slotted_with_residual(self, at_least: int) -> list[int]:
         """Slotted nodes with residual >= ``at_least`` >= 1 (partial hosts only), by residual
@@ -380,13 +387,23 @@ class AbsSpace:
         self._reindex(n)
 
     # ----------------------------------------------------------- transactions
-    def begin(self) -> None:
-        """Start recording one scheduler decision (moves and undo log)."""
+    def begin(self, undo: bool = True) -> None:
+        """Start recording one scheduler decision: its moves, and an undo log unless ``undo``
+        is False (a decision that is never refused, such as a departure's)."""
         self._undo.clear()
         self._moves.clear()
+        self._recording = undo
+
+    def keep(self) -> None:
+        """The decision since ``begin`` will not be refused: drop its undo log and log no
+        more until the next ``begin`` (Compact after a successful Place needs none)."""
+        self._undo.clear()
+        self._recording = False
 
     def rollback(self) -> None:
         """Undo everything since ``begin``: a refused job leaves no trace."""
+        if not self._recording:
+            raise RuntimeError("rollback of a decision begun without undo, or after keep()")
         self._recording = False
         try:
             while self._undo:
@@ -517,37 +534,44 @@ class AbsSpace:
 
     # --------------------------------------------- primitives (undo-logged)
     def _check_room(self, spot: Spot) -> None:
-        if spot.role == "filler":
-            slot = self._slot_of[spot.anchor]
-            ok = slot.vacancy > 0 and slot.node == spot.node
-        elif spot.role == "pool":
-            ok = not self._slots[spot.node] and self.used(spot.node) < self.gpus_per_node
+        role, n, anchor = spot
+        if role == "filler":
+            slot = self._slot_of[anchor]
+            ok = slot.vacancy > 0 and slot.node == n
+        elif role == "pool":
+            ok = not self._slots[n] and self._load[n] < self.gpus_per_node
         else:
-            ok = bool(self._slots[spot.node]) and self.residual(spot.node) >= 1
+            ok = bool(self._slots[n]) and self.residual(n) >= 1
         if not ok:
             raise AbsViolation(f"no room for a 1-GPU instance at {spot}")
 
     def _put_one(self, key: InstanceKey, spot: Spot) -> None:
-        if spot.role == "filler":
-            self._slot_of[spot.anchor].fillers.add(key)
-            self._open[spot.node] -= 1
+        role, n, anchor = spot
+        if role == "filler":
+            self._slot_of[anchor].fillers.add(key)
+            self._open[n] -= 1
+        elif role == "pool":
+            self._pool[n].add(key)
         else:
-            (self._pool if spot.role == "pool" else self._strays)[spot.node].add(key)
+            self._strays[n].add(key)
         self._spot[key] = spot
-        self._load[spot.node] += 1
-        self._reindex(spot.node)
+        self._load[n] += 1
+        self._reindex(n)
         if self._recording:  # the inverse, for rollback
             self._undo.append(lambda: self._take_one(key))
 
     def _take_one(self, key: InstanceKey) -> Spot:
         spot = self._spot.pop(key)
-        if spot.role == "filler":
-            self._slot_of[spot.anchor].fillers.remove(key)
-            self._open[spot.node] += 1
+        role, n, anchor = spot
+        if role == "filler":
+            self._slot_of[anchor].fillers.remove(key)
+            self._open[n] += 1
+        elif role == "pool":
+            self._pool[n].remove(key)
         else:
-            (self._pool if spot.role == "pool" else self._strays)[spot.node].remove(key)
-        self._load[spot.node] -= 1
-        self._reindex(spot.node)
+            self._strays[n].remove(key)
+        self._load[n] -= 1
+        self._reindex(n)
         if self._recording:  # the inverse, for rollback
             self._undo.append(lambda: self._put_one(key, spot))
         return spot
@@ -601,18 +625,41 @@ class AbsSpace:
         return _EMPTY_KEY
 
     def _reindex(self, n: int) -> None:
-        new = self._index_key(n)
+        """Refile node n under its ``_index_key``, computed inline, with the list buckets
+        updated by bisection in place: this runs after every primitive (``check`` compares
+        the key kept with ``_index_key``)."""
+        self.changes += 1
+        strays = self._strays[n]
+        if self._slots[n] or (strays and not self._pool[n]):
+            count = len(strays)
+            new = ("slotted", self.gpus_per_node - self._profiled[n] - count - self._foreign[n],
+                   self._open[n] > 0, count > 0)
+        elif self._pool[n]:
+            new = ("pool", self._load[n], False, bool(strays))
+        else:
+            new = _EMPTY_KEY
         old = self._key[n]
         if new == old:
             return
-        if new[0] != old[0] or new[1] != old[1]:  # kind or level changed: another bucket
-            bucket_remove(self._homes[old[0]][old[1]], n)
-            bucket_add(self._homes[new[0]][new[1]], n)
-        if old[2] != new[2]:
-            (bucket_add if new[2] else bucket_remove)(self._vacancy_nodes, n)
-        if old[3] != new[3]:
-            (bucket_add if new[3] else bucket_remove)(self._stray_nodes, n)
         self._key[n] = new
+        kind, level, vacancy, stray = new
+        if kind != old[0] or level != old[1]:  # another bucket
+            homes = self._homes
+            bucket = homes[old[0]][old[1]]
+            if type(bucket) is list and (i := bisect_left(bucket, n)) < len(bucket) and (
+                    bucket[i] == n):
+                del bucket[i]
+            else:
+                bucket_remove(bucket, n)  # the set bucket, or a stale index (it raises)
+            bucket = homes[kind][level]
+            if type(bucket) is list:
+                insort(bucket, n)
+            else:
+                bucket.add(n)
+        if vacancy != old[2]:
+            (insort if vacancy else bucket_remove)(self._vacancy_nodes, n)
+        if stray != old[3]:
+            (insort if stray else bucket_remove)(self._stray_nodes, n)
 
 
 def require(condition: bool, message: str) -> None:

@@ -144,6 +144,8 @@ def remove_instances(space: AbsSpace, job: Job, rehome: bool = True) -> None:
 def rehome_strays(space: AbsSpace) -> bool:
     """Send each stray through the 1-GPU rule; True if any found a destination."""
     space.operator = "rehome"
+    if space.in_space:
+        return False
     moved = False
     for node, key in space.strays():
         spot = one_gpu_spot(space, own=node)
@@ -186,10 +188,8 @@ def _slot_class(width: int) -> DrainClass:
 
 
 def _pool_hosts(space: AbsSpace) -> dict[int, int]:
-    """Partial pool nodes -> room G - |P(n)|: ``partial_pool_nodes`` is by occupancy, then
-    index, which is already the drain order."""
-    G = space.gpus_per_node
-    return {n: G - space.used(n) for n in space.partial_pool_nodes()}
+    """Partial pool nodes -> room G - |P(n)|, by occupancy then index: the drain order."""
+    return dict(space.partial_pool_rooms())
 
 
 POOL_CLASS = DrainClass(
@@ -351,6 +351,9 @@ class CompassAbs(Scheduler):
         self.compact_on_arrival = compact_on_arrival
         self.one_gpu_overflow = one_gpu_overflow
         self._space: AbsSpace | None = None
+        #: the last job refused and ``space.changes`` then: Place is a function of the job
+        #: and the space, so the same job on an unchanged space is refused again at once
+        self._refused: tuple[Job, int] | None = None
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "compact_on_arrival": self.compact_on_arrival,
@@ -365,19 +368,26 @@ class CompassAbs(Scheduler):
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self._space = AbsSpace(state.nodes, state.gpus_per_node)
+        self._refused = None
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Place each instance, then Compact (Algorithm 1 lines 3-9); None leaves no trace."""
         space = self.space
+        refused = (job, space.changes)
+        if refused == self._refused:
+            return None
         if type(space) is AbsSpace:  # a job that cannot fit is refused without a trial
             room = space.room_for(job.gpus_per_instance, self.one_gpu_overflow)
             if room is not None and room < job.num_instances:
+                self._refused = refused
                 return None
         space.begin()
         nodes = place_instances(space, job, self.one_gpu_overflow)
         if nodes is None:
             space.rollback()
+            self._refused = (job, space.changes)
             return None
+        space.keep()
         if self.compact_on_arrival:
             settle(space, self.repair)
         else:
@@ -387,7 +397,7 @@ class CompassAbs(Scheduler):
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         """Remove each instance, then Compact (Algorithm 1 lines 10-16)."""
         space = self.space
-        space.begin()
+        space.begin(undo=False)
         remove_instances(space, job)
         settle(space, self.repair)
         return space.commit()
