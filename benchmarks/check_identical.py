@@ -11,7 +11,7 @@ summary to ``REF_DIR/<case>.pkl``; ``compare`` reruns them and requires equal co
 and values (NaN equal to NaN, nothing approximate). ``--only SUBSTRING`` restricts the cases,
 ``--list`` prints them. ``--idle-rows`` compares timelines without the rows that equal the
 row before them (all columns but time) and summary floats to 1e-12 relative: what an engine
-that skips idle timer instants (``Scheduler.skip_idle_timers``) may change, and no more.
+that skips idle timer instants (``Scheduler.skip_idle_instants``) may change, and no more.
 The streams are SYNTHETIC: gfs-synth day 26 at N(eta = 0.9) = 379
 (128 nodes until its largest job grew to 174 whole nodes: every case then recorded the same
 refusal), venus-synth day 92 on 21 nodes, Phys-Mix, random demo-mix streams on 4 to 32

@@ -115,8 +115,9 @@ class Simulator:
         submits = [job.submit_time for job in arrivals] + [inf]  # a sentinel ends the scan
         next_arrival = 0
         next_timer = dispatcher.first_timer(arrivals)
-        #: an idle timer instant was seen: no timer until the next event (skip_idle_timers)
-        skip_idle, dormant = self.scheduler.skip_idle_timers, False
+        #: an idle timer instant was seen: no timer until the next event; superseded
+        #: departures after an idle instant make no instant (``skip_idle_instants``)
+        skip_idle, dormant = self.scheduler.skip_idle_instants, False
         heap = self._departures
         heappop, heappush = heapq.heappop, heapq.heappush
         records = self._records
@@ -159,8 +160,11 @@ class Simulator:
                         heappush(heap, (end, job_id, rec.version))
                     if instant.moves:
                         self._charge_pauses(instant)
-                    elif timer and skip_idle and not instant.started:
-                        next_timer, dormant = inf, True
+                    elif skip_idle and not instant.started:  # the last pass changed nothing
+                        if timer:
+                            next_timer, dormant = inf, True
+                        while heap and heap[0][2] != records[heap[0][1]].version:
+                            heappop(heap)  # superseded by a pause: an instant of no event
                     record(t, dispatcher.queue)
                     if debug:
                         self.state.check()

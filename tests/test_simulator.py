@@ -227,29 +227,33 @@ def test_a_job_moved_then_departing_in_the_same_instant_is_not_charged():
     assert list(r.migrations["charged"]) == [False]
 
 
-# ------------------------------------------------------- skipped idle timers
+# ------------------------------------------------------- skipped idle instants
 def eager(scheduler: Scheduler) -> Scheduler:
-    """The same scheduler with every timer instant fired (the reference)."""
-    scheduler.skip_idle_timers = False
+    """The same scheduler with every instant handled (the reference)."""
+    scheduler.skip_idle_instants = False
     return scheduler
 
 
-def timer_schedulers(period: float) -> list:
+def skipping_schedulers(period: float) -> list:
+    """Schedulers that skip idle instants: with timers, and migrating ones (whose pauses
+    leave superseded departures)."""
     return [lambda: create("fft", round_s=period), lambda: create("drr", re_time=period),
-            lambda: create("drr", re_time=period, util_threshold=0.9, re_num=2)]
+            lambda: create("drr", re_time=period, util_threshold=0.9, re_num=2),
+            lambda: create("compass-abs"), lambda: create("compass-abs-paper"),
+            lambda: create("sifopt")]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(rows=job_rows, nodes=st.integers(1, 5), period=st.sampled_from([7.0, 30.0, 100.0]),
-       which=st.integers(0, 2))
-def test_skipping_idle_timers_changes_no_decision(rows, nodes, period, which):
-    """A scheduler that declares ``skip_idle_timers`` makes the same decisions as when every
-    timer fires; the timeline loses only rows equal to the row before them."""
-    make = timer_schedulers(period)[which]
-    assert make().skip_idle_timers
+       which=st.integers(0, 5))
+def test_skipping_idle_instants_changes_no_decision(rows, nodes, period, which):
+    """A scheduler that declares ``skip_idle_instants`` makes the same decisions as when every
+    instant is handled; the timeline loses only rows equal to the row before them."""
+    make = skipping_schedulers(period)[which]
+    assert make().skip_idle_instants
     tr = gap_trace(rows, nodes)
-    lazy = compass.simulate(tr, make(), nodes=nodes, debug_checks=True)
-    ref = compass.simulate(tr, eager(make()), nodes=nodes)
+    lazy = compass.simulate(tr, make(), nodes=nodes, debug_checks=True, migration_cost=13.0)
+    ref = compass.simulate(tr, eager(make()), nodes=nodes, migration_cost=13.0)
     assert lazy.jobs.equals(ref.jobs) and lazy.migrations.equals(ref.migrations)
     full, kept = ref.timeline, ref.timeline["time"].isin(lazy.timeline["time"]).to_numpy()
     assert full[kept].reset_index(drop=True).equals(lazy.timeline)
@@ -300,7 +304,7 @@ class Gather(Scheduler):
 
     name = "gather"
     timer_period = 10.0
-    skip_idle_timers = True
+    skip_idle_instants = True
 
     def place(self, job, state, now):
         room = [n for n in range(state.nodes) if state.free(n) >= job.gpus_per_instance]
@@ -321,3 +325,15 @@ def test_a_job_started_at_an_idle_round_wakes_the_next_round():
     ref = compass.simulate(trace((0, 10.0, 100.0, 1, 1)), eager(Gather()), nodes=2)
     assert list(lazy.migrations["time"]) == [20.0]
     assert lazy.migrations.equals(ref.migrations) and lazy.jobs.equals(ref.jobs)
+
+
+def test_a_departure_superseded_by_a_pause_makes_no_instant():
+    """Job 1 moves at t = 30 (pause 10 s), so its departure at 100 becomes one at 110: the
+    reference handles an instant at 100 where nothing happens, the skipping run does not."""
+    tr = trace(*[(k, 0.0, 10.0, 1, 7) for k in range(2)], (2, 0.0, 100.0, 1, 1),
+               (3, 0.0, 1000.0, 1, 1))
+    run = dict(nodes=2, migration_cost=10.0)
+    lazy = compass.simulate(tr, create("drr", re_time=30.0), **run)
+    ref = compass.simulate(tr, eager(create("drr", re_time=30.0)), **run)
+    assert lazy.jobs.equals(ref.jobs) and lazy.migrations.equals(ref.migrations)
+    assert 100.0 in set(ref.timeline["time"]) and 100.0 not in set(lazy.timeline["time"])

@@ -77,11 +77,12 @@ class Scheduler(ABC):
     name: ClassVar[str] = ""
     #: Seconds between ``on_timer`` calls, or None for no timer.
     timer_period: float | None = None
-    #: True if ``on_timer``, ``admission_order`` and ``place`` read only the state and the
-    #: queue (not ``now``, not what came before): then a timer instant that moved and
-    #: admitted nothing would do nothing again until the next arrival or departure, and the
-    #: simulator skips the timer instants in between (docs/simulator.md, "Events").
-    skip_idle_timers: bool = False
+    #: True if an admission pass or a timer, run again on the state and queue that an
+    #: instant which started and moved nothing left, does nothing again (they read the state,
+    #: the queue and what the event hooks left, not ``now``). The simulator then skips the
+    #: instants at which no event happens after such an instant: a timer after an idle one,
+    #: a departure superseded by a migration pause (docs/simulator.md, "Events").
+    skip_idle_instants: bool = False
     #: Parameters a run accepts beside the constructor's, turned into constructor arguments
     #: above the scheduler layer (``compass.run_inputs``): name -> (type, default).
     build_parameters: ClassVar[dict[str, tuple[Any, Any]]] = {}

@@ -342,6 +342,9 @@ class CompassAbs(Scheduler):
     """COMPASS-ABS (Algorithm 1) with the corrected Compact (docs/theory.md)."""
 
     name = "compass-abs"
+    #: Place is a function of the space (which mirrors the state) and the job; a refusal
+    #: leaves no trace, so a pass repeated with no event between refuses again
+    skip_idle_instants = True
     #: Run the slotted repair after the paper's BestFitDrain passes.
     repair: ClassVar[bool] = True
 

@@ -130,6 +130,8 @@ class CompassAbsPlus(CompassAbs):
     compaction with end-aligned fills, and backfill (module docstring)."""
 
     name = "compass-abs-plus"
+    #: backfill's gate and the free moves of jobs started at ``now`` read the time
+    skip_idle_instants = False
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,

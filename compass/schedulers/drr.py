@@ -71,7 +71,7 @@ class DRR(Scheduler):
             raise ValueError("need re_time > 0, 0 < util_threshold <= 1 and re_num >= 0")
         self.timer_period = re_time
         #: best-fit cycles read the state alone (the learned policy counts its calls)
-        self.skip_idle_timers = learned is None
+        self.skip_idle_instants = learned is None
         self.util_threshold = util_threshold
         self.re_num = re_num
         self.learned = learned

@@ -162,7 +162,7 @@ class RecordingScheduler(Scheduler):
         super().__init__(seed=teacher.seed)
         self.teacher = teacher
         self.timer_period = teacher.timer_period
-        self.skip_idle_timers = teacher.skip_idle_timers  # it logs placements only
+        self.skip_idle_instants = teacher.skip_idle_instants  # it logs placements only
         self.tables: list[np.ndarray] = []
         self.rows: list[tuple[int, np.ndarray, int]] = []
 

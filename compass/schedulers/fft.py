@@ -9,7 +9,7 @@ public. Rules: docs/baselines.md, "FFT". Assumptions [A]:
   the round's cost-minimisation becomes a defragmenting repack;
 * round length L = 360 s (Gavel's); rounds start at t = 0, L, 2L, ... (the engine's timer;
   a round after one that did nothing, with no arrival or departure between, is skipped: it
-  would see the same state, ``skip_idle_timers``);
+  would see the same state, ``skip_idle_instants``);
 * the ILP (``repack``), ``objective="used-nodes"`` (default, the spec's): min used nodes,
   then migrated instances, then low node indices, then [A, ours] fewer partial nodes;
   ``objective="partial-nodes"`` [ours]: min partial nodes, then migrated instances, then
@@ -70,8 +70,8 @@ class FFT(Scheduler):
     """Round-based: ILP repack at each round start, best-fit FIFO inside the round."""
 
     name = "fft"
-    #: rounds and best-fit read the state alone: a round after an idle one is skipped
-    skip_idle_timers = True
+    #: rounds and best-fit read the state alone (idle rounds and instants are skipped)
+    skip_idle_instants = True
 
     def __init__(
         self, *, round_s: float = 360.0, time_limit: float | None = None,

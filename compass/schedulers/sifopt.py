@@ -197,6 +197,9 @@ class SIFOpt(Scheduler):
     """Oracle: after every event the placement is a Phi* witness (SIF = 0)."""
 
     name = "sifopt"
+    #: ``place`` hands out the slots the last event reserved: a pass with no event between
+    #: finds none left
+    skip_idle_instants = True
 
     def __init__(
         self, *, keep_optimal: bool = True, repair_time_limit: float | None = None,
