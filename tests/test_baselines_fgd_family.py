@@ -1,6 +1,9 @@
 """FGD, CAFGD and MCG: the worked examples of baselines.md s. 8 and the run invariants."""
 
 import math
+from heapq import heappush
+from itertools import groupby
+from operator import itemgetter
 
 import hypothesis.strategies as st
 import pandas as pd
@@ -14,10 +17,10 @@ from compass.model import Job
 from compass.schedulers.base import ScoreKey
 from compass.schedulers.cafgd import (
     CAFGD,
+    ReleasedView,
     SizePredictor,
     lifecycle_weight,
     recency_mix,
-    released_view,
 )
 from compass.schedulers.fgd import FGD
 from compass.schedulers.fragmentation_gradient import (
@@ -328,6 +331,41 @@ def test_recency_mix_equals_the_explicit_weighted_sum(size, sizes, integer_ramp)
         {s: entries.count(s) / len(entries) for s in set(entries)})
 
 
+class OneAtATimeWindow:
+    """Reference window: every entry stored, counts and index sums recounted on demand."""
+
+    def __init__(self, size):
+        self.size, self.entries, self.added = size, [], 0
+
+    def add(self, value, count=1):
+        for _ in range(count):
+            self.entries = (self.entries + [(self.added, value)])[-self.size:]
+            self.added += 1
+
+    def counts(self):
+        return {s: sum(v == s for _, v in self.entries) for _, s in self.entries}
+
+    def index_sums(self):
+        return {s: sum(i for i, v in self.entries if v == s) for _, s in self.entries}
+
+
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(1, 8), st.integers(0, 15)),
+                                    max_size=30))
+def test_sliding_histogram_fed_in_runs_equals_one_at_a_time(size, arrivals):
+    window, reference = SlidingHistogram(size), OneAtATimeWindow(size)
+    for value, count in arrivals:
+        window.add(value, count)
+        reference.add(value, count)
+        assert len(window) == len(reference.entries)
+        assert window.added == reference.added
+        assert window.first_index == (reference.entries[0][0] if reference.entries
+                                      else reference.added)
+        assert dict(window.counts) == reference.counts()
+        assert dict(window.index_sums) == reference.index_sums()
+        if reference.entries:
+            assert window.oldest == reference.entries[0][1]
+
+
 def test_short_term_window_length_depends_on_run_time():
     sched = CAFGD()
     sched.reset(ClusterState(1), [])
@@ -444,16 +482,16 @@ def test_released_view_decides_like_the_full_state(data):
     g, w = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 6))
     grad = FragmentationGradient.of(p, 8)
     key = grad.node_key(g)
-    full, view = state.copy(), released_view(state, released, g, w)
+    full, view, before = state.copy(), ReleasedView(state, g, w), state.free_list()
     for j in [None, *released]:
         if j is not None:
             full.release_job(j)
             view.release_job(j)
-        expected = gradient_gang(full, job(-1, g, w), grad, key)
-        got = gradient_gang(view, job(-1, g, w), grad, key)
-        assert (expected is None) == (got is None)
-        if expected is not None:
-            assert got[1] == pytest.approx(expected[1])
+        assert view.instance_capacity(g) == full.instance_capacity(g)
+        assert [view.free(n) for n in range(nodes)] == full.free_list()
+        assert gradient_gang(view, job(-1, g, w), grad, key) == gradient_gang(
+            full, job(-1, g, w), grad, key)
+    assert state.free_list() == before  # the view leaves the state alone
 
 
 def replayed_release(state, ends, j, grad, key, delta, now, horizon):
@@ -493,6 +531,26 @@ def test_first_better_release_matches_a_full_replay(data):
     delta = math.inf if placed is None else placed[1]
     expected = replayed_release(state, ends, j, grad, key, delta, 0.0, sched.hold_window)
     assert sched.first_better_release(j, state, 0.0, grad, key, delta) == expected
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 5.0, 10.0, 10.0, 20.0, 30.0, 45.0]),
+                          st.booleans()), max_size=40),
+       st.sampled_from([0.0, 5.0, 10.0]), st.sampled_from([0.0, 10.0, 20.0, 100.0]))
+def test_ending_reads_the_heap_in_end_time_groups(jobs, now, horizon):
+    """``_ending`` walks the heap without popping it: the running jobs' (end, id) in
+    (now, now + H], grouped by end time in id order, as sorting them would give."""
+    sched = CAFGD(hold_window=horizon)
+    sched.reset(ClusterState(1), [])
+    for i, (end, running) in enumerate(jobs):
+        heappush(sched._ends, (end, i))
+        if running:
+            sched._end_of[i] = end
+    heap = list(sched._ends)
+    kept = sorted((e, i) for i, (e, running) in enumerate(jobs)
+                  if running and now < e <= now + horizon)
+    expected = [(e, [i for _, i in group]) for e, group in groupby(kept, itemgetter(0))]
+    assert list(sched._ending(now)) == expected
+    assert sched._ends == heap
 
 
 # -------------------------------------------------------------- MCG's queue rules (s. 4)

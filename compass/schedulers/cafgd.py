@@ -36,16 +36,16 @@ Assumptions ([A]):
 from __future__ import annotations
 
 import math
+from bisect import insort
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from itertools import groupby, islice, repeat
-from operator import itemgetter
+from itertools import chain, islice, repeat
 from typing import Any, Literal
 
 from compass.cluster import ClusterState
-from compass.model import Job
+from compass.model import InstanceKey, Job
 from compass.schedulers.base import (
     Move,
     NodeKey,
@@ -53,7 +53,6 @@ from compass.schedulers.base import (
     Scheduler,
     ScoreKey,
     greedy_gang,
-    panel_fit,
 )
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
@@ -109,7 +108,7 @@ def recency_mix(window: SlidingHistogram, integer_ramp: bool = False) -> dict[in
     L = len(window)
     if integer_ramp:
         mix = {s: 1.5 * c / L for s, c in window.counts.items()}
-        mix[window.entries[0]] -= 1.0 / L
+        mix[window.oldest] -= 1.0 / L
         return mix
     first = window.first_index
     return {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
@@ -307,14 +306,16 @@ class CAFGD(Scheduler):
             # every mix: any scores place the job, and dF_J = 0 never holds it
             nodes = greedy_gang(state, job, ScoreKey((0.0,) * (state.gpus_per_node + 1)))
             return None if nodes is None else self._start(job, nodes, now)
+        g = job.gpus_per_instance
         gradient = self.gradient(job.duration, state.gpus_per_node)
-        key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
-        placed = gradient_gang(state, job, gradient, key)
-        if placed is None:
+        key = gradient.node_key(g, self.quantize_scores)
+        nodes = greedy_gang(state, job, key)
+        if nodes is None:
             return None
-        nodes, delta = placed
-        if held_until is None and delta > 0 and self.may_hold(job, state, now):
-            until = self.first_better_release(job, state, now, gradient, key, delta)
+        if held_until is None and self.may_hold(job, state, now):  # dF_J only where it may
+            delta = gradient.placement_gradients(state, g, nodes)[-1]
+            until = None if delta <= 0 else self.first_better_release(
+                job, state, now, gradient, key, delta)
             if until is not None:
                 self._hold_until[job.job_id] = until
                 self.holds += 1
@@ -349,69 +350,123 @@ class CAFGD(Scheduler):
     ) -> float | None:
         """First end time t' in (now, now + H] after which the job's dF_J' < dF_J, or None.
 
-        Jobs ending together are released together. The releases are replayed on views of
-        1, 2, 4, ... end-time groups, so the cost follows the groups up to t' (amortised).
+        Jobs ending together are released together, on one ``ReleasedView`` of the state,
+        end time after end time as ``_ending`` reads them off the heap, so the cost follows
+        the end times up to t': O(G (w + hosts)) and one greedy placement per end time.
         """
-        groups = [(end, [j for _, j in group])
-                  for end, group in groupby(self._ending(now), itemgetter(0))]
-        done = 0
-        while done < len(groups):
-            upto = min(len(groups), max(1, 2 * done))
-            view = released_view(state, [j for _, ids in groups[:upto] for j in ids],
-                                 job.gpus_per_instance, job.num_instances)
-            for i, (end, ids) in enumerate(groups[:upto]):
-                for j in ids:
-                    view.release_job(j)
-                if i >= done:
-                    placed = gradient_gang(view, job, gradient, key)
-                    if placed is not None and placed[1] < delta - HOLD_TOLERANCE:
-                        return end
-            done = upto
+        view = ReleasedView(state, job.gpus_per_instance, job.num_instances)
+        for end, ids in self._ending(now):
+            for j in ids:
+                view.release_job(j)
+            placed = gradient_gang(view, job, gradient, key)
+            if placed is not None and placed[1] < delta - HOLD_TOLERANCE:
+                return end
         return None
 
-    def _ending(self, now: float) -> list[tuple[float, int]]:
-        """(end, job id) of the running jobs that end in (now, now + H], in order: taken off
-        the heap and pushed back, O(k log n) for k of them."""
-        ends, limit = self._ends, now + self.hold_window
-        taken = []
-        while ends and ends[0][0] <= limit:
-            taken.append(heappop(ends))
-        for entry in taken:
-            heappush(ends, entry)
-        return [(end, j) for end, j in taken if end > now and self._end_of.get(j) == end]
+    def _ending(self, now: float) -> Iterator[tuple[float, list[int]]]:
+        """(end, job ids) of the running jobs that end in (now, now + H], by end time and
+        id: read off the heap in order without changing it (a second heap holds the
+        frontier of entries whose parents were read), O(log k) per entry for the first k."""
+        ends, limit, end_of = self._ends, now + self.hold_window, self._end_of
+        frontier = [(ends[0], 0)] if ends and ends[0][0] <= limit else []
+        group_end, ids = 0.0, []
+        while frontier:
+            (end, j), i = heappop(frontier)
+            for child in (2 * i + 1, 2 * i + 2):
+                if child < len(ends) and ends[child][0] <= limit:
+                    heappush(frontier, (ends[child], child))
+            if end <= now or end_of.get(j) != end:
+                continue
+            if ids and end != group_end:
+                yield group_end, ids
+                ids = []
+            group_end = end
+            ids.append(j)
+        if ids:
+            yield group_end, ids
 
 
-def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> ClusterState:
-    """A small copy of ``state`` that decides greedy placement of w g-GPU instances exactly,
-    before and after releasing any of the running ``jobs`` (non-empty) from it.
+class ReleasedView:
+    """What greedy placement reads of ``state`` (free counts, free-GPU buckets, instance
+    capacity; on K > 1 domains also the instances on a node) once some of its running jobs
+    are released, without copying the state.
 
-    Greedy rules see a node only through (free, index) and take at most w nodes from any
-    free-count bucket, so the nodes of ``jobs`` plus the w lowest other nodes of each bucket
-    f >= g suffice (on K > 1 domains the w lowest that take one g-GPU instance with a panel
-    layout, appendix D.1). They are renumbered in index order; ``jobs`` keep their ids and
-    the other instances on the kept nodes become filler jobs, one per size, so every node
-    keeps its instance sizes and hence its panel layouts. O(G (w + |hosts|) log + m) for m
-    instances on the kept nodes (plus the refused nodes' panel tests on K > 1), not O(N).
+    A released job's hosts leave their buckets and sit, by their free count after the
+    releases, in small sorted lists beside them. On K = 1 domains greedy placement of w
+    g-GPU instances takes at most w nodes from any bucket f >= g and reads them lowest
+    first, so ``free_buckets`` holds only the w lowest nodes of those buckets, merged anew
+    only where a release changed them: O(w + hosts) per changed bucket, not O(N). On K > 1
+    domains the panel overlay scans whole buckets (``nodes_with_free``, O(bucket)) and tests
+    the instances left on a node (``instances_on``).
     """
-    G = state.gpus_per_node
-    sizes = {j: state.size_of(state.job_instances(j)[0]) for j in jobs}
-    hosts = {n for j in jobs for n in state.job_nodes(j)}
-    fit = panel_fit(state, g)
-    keep = set(hosts)
-    for f in range(g, G + 1):
-        others = (n for n in state.nodes_with_free(f)
-                  if n not in hosts and (fit is None or fit.fits(n, 1)))
-        keep.update(islice(others, w))
-    index = {n: i for i, n in enumerate(sorted(keep))}
-    fillers: dict[int, list[int]] = {}
-    for n, i in index.items():
-        for (job_id, _), size in state.instances_on(n).items():
-            if job_id not in sizes:
-                fillers.setdefault(size, []).append(i)
-    first_filler_id = max(jobs) + 1
-    view = ClusterState(len(index), G)
-    for k, size in enumerate(sorted(fillers)):
-        view.place_job(first_filler_id + k, size, fillers[size])
-    for j in jobs:
-        view.place_job(j, sizes[j], [index[n] for n in state.job_nodes(j)])
-    return view
+
+    __slots__ = ("state", "gpus_per_node", "_g", "_w", "_released", "_free", "_hosts",
+                 "_left", "_buckets", "_changed", "_whole")
+
+    def __init__(self, state: ClusterState, g: int, w: int) -> None:
+        G = state.gpus_per_node
+        self.state = state
+        self.gpus_per_node = G
+        self._g, self._w = g, w
+        self._released: set[int] = set()
+        #: released hosts -> their free count now
+        self._free: dict[int, int] = {}
+        #: released hosts by their free count now, ascending
+        self._hosts: list[list[int]] = [[] for _ in range(G + 1)]
+        #: released hosts that left the state's bucket f
+        self._left = [0] * (G + 1)
+        self._buckets: list[list[int]] = [[] for _ in range(G + 1)]
+        self._changed = set(range(g, G + 1))
+        self._whole: dict[int, list[int]] = {}
+
+    def release_job(self, job_id: int) -> None:
+        """Release one running job of ``state`` in the view."""
+        state, free, hosts = self.state, self._free, self._hosts
+        size = state.size_of(state.job_instances(job_id)[0])
+        self._released.add(job_id)
+        for n in state.job_nodes(job_id):
+            f = free.get(n)
+            if f is None:
+                f = state.free(n)
+                self._left[f] += 1
+            else:
+                hosts[f].remove(n)
+            free[n] = f + size
+            insort(hosts[f + size], n)
+            self._changed.update((f, f + size))
+        self._whole.clear()
+
+    def free(self, node: int) -> int:
+        f = self._free.get(node)
+        return self.state.free(node) if f is None else f
+
+    def instance_capacity(self, g: int) -> int:
+        """How many more g-GPU instances fit: sum over nodes of floor(f_n / g), O(G)."""
+        base, left, hosts = self.state.free_buckets(), self._left, self._hosts
+        return sum((len(base[f]) - left[f] + len(hosts[f])) * (f // g)
+                   for f in range(g, self.gpus_per_node + 1))
+
+    def free_buckets(self) -> list[list[int]]:
+        """The w lowest nodes of each bucket f >= g (K = 1 greedy placement reads no more)."""
+        if self._changed:
+            base, free, w = self.state.free_buckets(), self._free, self._w
+            for f in self._changed:
+                if f >= self._g:
+                    lowest = islice((n for n in base[f] if n not in free), w)
+                    self._buckets[f] = sorted(chain(lowest, self._hosts[f]))[:w]
+            self._changed.clear()
+        return self._buckets
+
+    def nodes_with_free(self, f: int) -> list[int]:
+        """Every node with ``f`` free GPUs, ascending (K > 1: the panel overlay's scan)."""
+        nodes = self._whole.get(f)
+        if nodes is None:
+            free = self._free
+            nodes = self._whole[f] = sorted(chain(
+                (n for n in self.state.nodes_with_free(f) if n not in free), self._hosts[f]))
+        return nodes
+
+    def instances_on(self, node: int) -> Mapping[InstanceKey, int]:
+        """The instances left on ``node``, mapped to their sizes."""
+        released = self._released
+        return {k: s for k, s in self.state.instances_on(node).items() if k[0] not in released}

@@ -103,15 +103,36 @@ def dense(distribution: SizeDistribution, gpus_per_node: int) -> list[float]:
     return [distribution.get(s, 0.0) for s in range(gpus_per_node + 1)]
 
 
-@dataclass(frozen=True)
 class FragmentationGradient:
     """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
 
-    distribution: dict[int, float]
-    gpus_per_node: int
-    frag: tuple[float, ...]
-    _rows: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
-    _exact: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
+    __slots__ = ("_distribution", "_blend", "gpus_per_node", "frag", "_rows", "_exact")
+
+    def __init__(self, distribution: dict[int, float] | None, gpus_per_node: int,
+                 frag: tuple[float, ...],
+                 blend: tuple[Sequence[float], Sequence[float], float] | None = None) -> None:
+        """``frag`` is F_p; p is ``distribution``, or the masses ``blend`` = (a, b, weight)
+        mix, spelt out only when ``distribution`` is read (a per-job gradient never is)."""
+        self._distribution = distribution
+        self._blend = blend
+        self.gpus_per_node = gpus_per_node
+        self.frag = frag
+        self._rows: dict[int, tuple[float, ...]] = {}
+        self._exact: dict[int, tuple[float, ...]] = {}
+
+    def __repr__(self) -> str:
+        return (f"FragmentationGradient({self.distribution!r}, {self.gpus_per_node}, "
+                f"{self.frag!r})")
+
+    @property
+    def distribution(self) -> dict[int, float]:
+        """p: size -> weight (of a blend: its non-zero masses of sizes 1..G)."""
+        if self._distribution is None:
+            a, b, weight = self._blend
+            rest = 1.0 - weight
+            self._distribution = {s: m for s in range(1, len(a))
+                                  if (m := weight * a[s] + rest * b[s])}
+        return self._distribution
 
     @classmethod
     def of(cls, distribution: SizeDistribution, gpus_per_node: int) -> FragmentationGradient:
@@ -123,12 +144,19 @@ class FragmentationGradient:
     def blended(cls, a: Sequence[float], b: Sequence[float], weight: float
                 ) -> FragmentationGradient:
         """``of(blend(a, b, weight), G)`` for masses a, b given per size 0..G (index 0 unused),
-        with the same floats but without the dictionaries: O(G) for a per-job or per-pass mix
-        (CAFGD's m(tau), MCG's p)."""
+        with the same floats (``fragmentation`` of the masses weight * a_s + (1 - weight) *
+        b_s) in one loop and no dictionary: O(G) for a per-job or per-pass mix (CAFGD's
+        m(tau), MCG's p)."""
         rest = 1.0 - weight
-        masses = [weight * x + rest * y for x, y in zip(a, b, strict=True)]
-        return cls({s: m for s, m in enumerate(masses) if s and m}, len(masses) - 1,
-                   fragmentation(masses))
+        G = len(a) - 1
+        if len(b) != G + 1:
+            raise ValueError(f"masses of different lengths: {len(a)} and {len(b)}")
+        frag = [0.0] * (G + 1)
+        above = 0.0
+        for f in range(G, -1, -1):
+            frag[f] = f * above
+            above += weight * a[f] + rest * b[f]
+        return cls(None, G, tuple(frag), (a, b, weight))
 
     def exact_delta(self, g: int) -> tuple[float, ...]:
         """F_p(f - g) - F_p(f) for f in 0..G (inf where f < g), not rounded: O(G), once per g."""
@@ -196,47 +224,75 @@ def gradient_gang(
 class SlidingHistogram:
     """The last ``size`` arrived instance sizes, oldest first, with per-size counts and sums
     of arrival indexes (entry k of the run has index k), so position-weighted mixes are O(G).
+
+    The entries are kept as runs [size, count], so feeding or evicting a run of equal sizes
+    costs O(1) whatever its length (a job's w_j instances arrive together).
     """
 
     size: int
-    entries: deque[int] = field(init=False)
     counts: Counter[int] = field(init=False)
     index_sums: Counter[int] = field(init=False)
     added: int = field(init=False, default=0)
+    _runs: deque[list[int]] = field(init=False)
+    _length: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         if self.size < 1:
             raise ValueError(f"window size must be >= 1, got {self.size}")
-        self.entries = deque(maxlen=self.size)
+        self._runs = deque()
         self.counts = Counter()
         self.index_sums = Counter()
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return self._length
 
     @property
     def first_index(self) -> int:
         """Arrival index of the oldest entry in the window."""
-        return self.added - len(self.entries)
+        return self.added - self._length
+
+    @property
+    def oldest(self) -> int:
+        """The oldest size in the (non-empty) window."""
+        return self._runs[0][0]
 
     def add(self, value: int, count: int = 1) -> None:
-        """Append ``count`` instances of one size, evicting the oldest when the window is full."""
-        entries, counts, index_sums, size = self.entries, self.counts, self.index_sums, self.size
+        """Append ``count`` instances of one size, evicting the oldest beyond ``size``: the
+        entries of indexes i .. i + k - 1 add k i + k (k - 1) / 2 to their size's index sum."""
+        if count < 1:
+            return
+        counts, index_sums, runs, size = self.counts, self.index_sums, self._runs, self.size
+        first = self.added - self._length  # index of the oldest entry
         added = self.added
-        for _ in range(count):
-            if len(entries) == size:
-                old = entries[0]  # the deque drops it on append
-                left = counts[old] - 1
-                if left:
-                    counts[old] = left
-                    index_sums[old] -= added - size
-                else:
-                    del counts[old], index_sums[old]
-            entries.append(value)
-            counts[value] = counts.get(value, 0) + 1
-            index_sums[value] = index_sums.get(value, 0) + added
-            added += 1
-        self.added = added
+        if count > size:  # the run's first count - size entries leave it at once
+            added += count - size
+            count = size
+        evict = self._length + count - size
+        while evict > 0:
+            run = runs[0]
+            old, k = run
+            if k > evict:
+                run[1] = k - evict
+                k = evict
+            else:
+                runs.popleft()
+            left = counts[old] - k
+            if left:
+                counts[old] = left
+                index_sums[old] -= k * first + k * (k - 1) // 2
+            else:
+                del counts[old], index_sums[old]
+            first += k
+            evict -= k
+            self._length -= k
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += count
+        else:
+            runs.append([value, count])
+        counts[value] = counts.get(value, 0) + count
+        index_sums[value] = index_sums.get(value, 0) + count * added + count * (count - 1) // 2
+        self._length += count
+        self.added = added + count
 
     def distribution(self) -> dict[int, float]:
         """Plain size shares over the window."""
