@@ -106,7 +106,8 @@ def dense(distribution: SizeDistribution, gpus_per_node: int) -> list[float]:
 class FragmentationGradient:
     """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
 
-    __slots__ = ("_distribution", "_blend", "gpus_per_node", "frag", "_rows", "_exact")
+    __slots__ = ("_distribution", "_blend", "gpus_per_node", "frag", "_rows", "_exact",
+                 "_rounded")
 
     def __init__(self, distribution: dict[int, float] | None, gpus_per_node: int,
                  frag: tuple[float, ...],
@@ -119,6 +120,8 @@ class FragmentationGradient:
         self.frag = frag
         self._rows: dict[int, tuple[float, ...]] = {}
         self._exact: dict[int, tuple[float, ...]] = {}
+        #: g -> {f: dF_p(f, g) rounded}, the entries ``placement_gradients`` visited
+        self._rounded: dict[int, dict[int, float]] = {}
 
     def __repr__(self) -> str:
         return (f"FragmentationGradient({self.distribution!r}, {self.gpus_per_node}, "
@@ -191,14 +194,23 @@ class FragmentationGradient:
                             ) -> list[float]:
         """dF of a gang's first k instances placed in order on ``nodes``, k = 1, 2, ...: the
         last is the gang's dF_J (spec s. 3), the others are those of its greedy prefixes (a
-        greedy placement of fewer instances is a prefix). Only visited entries are rounded."""
+        greedy placement of fewer instances is a prefix). Only visited entries are rounded,
+        each once per row."""
         row = self.exact_delta(g)
+        rounded = self._rounded.get(g)
+        if rounded is None:
+            rounded = self._rounded[g] = {}
         free: dict[int, int] = {}
         total = 0.0
         sums = []
         for n in nodes:
-            f = free.get(n, state.free(n))
-            total += round(row[f], GRADIENT_DECIMALS)
+            f = free.get(n)
+            if f is None:
+                f = state.free(n)
+            d = rounded.get(f)
+            if d is None:
+                d = rounded[f] = round(row[f], GRADIENT_DECIMALS)
+            total += d
             sums.append(total)
             free[n] = f - g
         return sums

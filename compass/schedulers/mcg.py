@@ -139,6 +139,8 @@ class MCG(Scheduler):
         #: greedy placements of this pass's shapes, valid until the first admission
         self._planned: dict[Shape, tuple[int, ...]] = {}
         self._planned_on: tuple[int, int] = (-1, -1)
+        #: P_recent per size 0..G, until the next arrival
+        self._recent_shares: list[float] | None = None
 
     def params(self) -> dict[str, Any]:
         return {
@@ -160,9 +162,11 @@ class MCG(Scheduler):
         self._keys = {}
         self._pending = PendingJobs()
         self._planned = {}
+        self._recent_shares = None
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.recent.add(job.gpus_per_instance, job.num_instances)
+        self._recent_shares = None
         self._pending.add(job)
         return ()
 
@@ -184,8 +188,11 @@ class MCG(Scheduler):
             return FragmentationGradient.of(checked_distribution(self.distribution, G), G)
         if not queue:
             return FragmentationGradient.of(self.recent.distribution(), G)
-        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G),
-                                             shares(self.recent.counts, G), self.beta)
+        recent = self._recent_shares
+        if recent is None or len(recent) != G + 1:
+            recent = self._recent_shares = shares(self.recent.counts, G)
+        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G), recent,
+                                             self.beta)
 
     def pass_distribution(self, queue: Sequence[Job], gpus_per_node: int) -> dict[int, float]:
         """p = beta P_pend + (1 - beta) P_recent, or the injected p (spec s. 4)."""
@@ -253,11 +260,13 @@ class MCG(Scheduler):
 
         dF_J depends on a job only through its shape (g, w), and the greedy placement of w
         g-GPU instances is the first w of that of more: one greedy placement per size, of
-        the widest shape that fits, gives every shape of that size.
+        the widest shape that fits, gives every shape of that size. With a single shape the
+        order is FIFO whatever its dF_J, so only whether it fits is found (dF_J 0 if so).
         """
         widths: dict[int, list[int]] = {}
         for g, w in pending.groups:
             widths.setdefault(g, []).append(w)
+        ranked = len(pending.groups) > 1
         keys: dict[Shape, float] = {}
         planned: dict[Shape, tuple[int, ...]] = {}
         for g, ws in widths.items():
@@ -268,9 +277,9 @@ class MCG(Scheduler):
                 nodes = None if w > capacity else greedy_gang(
                     state, next(iter(pending.groups[g, w].values())), key)
                 if nodes is not None:
-                    sums = gradient.placement_gradients(state, g, nodes)
+                    sums = gradient.placement_gradients(state, g, nodes) if ranked else None
                     for v in ws[i:]:
-                        keys[g, v] = sums[v - 1]
+                        keys[g, v] = sums[v - 1] if ranked else 0.0
                         planned[g, v] = nodes[:v]
                     break
                 keys[g, w] = math.inf
