@@ -349,21 +349,30 @@ class OneAtATimeWindow:
         return {s: sum(i for i, v in self.entries if v == s) for _, s in self.entries}
 
 
-@given(st.integers(1, 12), st.lists(st.tuples(st.integers(1, 8), st.integers(0, 15)),
-                                    max_size=30))
-def test_sliding_histogram_fed_in_runs_equals_one_at_a_time(size, arrivals):
+def assert_same_window(window, reference):
+    assert len(window) == len(reference.entries)
+    assert window.added == reference.added
+    assert window.first_index == (reference.entries[0][0] if reference.entries
+                                  else reference.added)
+    assert dict(window.counts) == reference.counts()
+    assert dict(window.index_sums) == reference.index_sums()
+    if reference.entries:
+        assert window.oldest == reference.entries[0][1]
+
+
+@given(st.integers(1, 12), st.data(), st.lists(st.tuples(st.integers(1, 8),
+                                                         st.integers(0, 15)), max_size=30))
+def test_sliding_histogram_fed_in_runs_equals_one_at_a_time(size, data, arrivals):
+    """Runs, and a tail of the window (CAFGD's short-life P_S), as if fed one by one."""
+    tail_size = data.draw(st.integers(1, size))
     window, reference = SlidingHistogram(size), OneAtATimeWindow(size)
+    tail_reference = OneAtATimeWindow(tail_size)
     for value, count in arrivals:
         window.add(value, count)
         reference.add(value, count)
-        assert len(window) == len(reference.entries)
-        assert window.added == reference.added
-        assert window.first_index == (reference.entries[0][0] if reference.entries
-                                      else reference.added)
-        assert dict(window.counts) == reference.counts()
-        assert dict(window.index_sums) == reference.index_sums()
-        if reference.entries:
-            assert window.oldest == reference.entries[0][1]
+        tail_reference.add(value, count)
+        assert_same_window(window, reference)
+        assert_same_window(window.tail(tail_size), tail_reference)
 
 
 def test_short_term_window_length_depends_on_run_time():

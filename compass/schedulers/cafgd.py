@@ -128,8 +128,10 @@ class SizePredictor:
     arrived: int = field(init=False, default=0)
     #: the last B sizes, counted only when P_L is rebuilt (every S or B arrivals)
     _long: deque[int] = field(init=False)
+    #: the arrival count at which P_L is rebuilt next (``_next_top_k``)
+    _due: int = field(init=False)
+    #: the last S sizes; the last 50 of them are P_S's window for short jobs (``tail``)
     _short: SlidingHistogram = field(init=False)
-    _short_life: SlidingHistogram = field(init=False)
     #: G -> P_L per size 0..G, until P_L is rebuilt (``masses``)
     _long_masses: dict[int, list[float]] = field(init=False, default_factory=dict)
     #: (short_life, G) -> P_S per size 0..G, until the next arrival (``masses``)
@@ -140,7 +142,7 @@ class SizePredictor:
             raise ValueError("need 1 <= short_window <= long_window and 0 < water <= 1")
         self._long = deque(maxlen=self.long_window)
         self._short = SlidingHistogram(self.short_window)
-        self._short_life = SlidingHistogram(min(SHORT_LIFE_WINDOW, self.short_window))
+        self._due = self._next_top_k()
 
     @property
     def ready(self) -> bool:
@@ -152,16 +154,15 @@ class SizePredictor:
         windows take them in runs that end where P_L is due."""
         self._short_masses.clear()
         while count:
-            due = self._next_top_k()
-            run = min(count, due - self.arrived)
+            run = min(count, self._due - self.arrived)
             self._long.extend(repeat(size, run))
             self._short.add(size, run)
-            self._short_life.add(size, run)
             self.arrived += run
             count -= run
-            if self.arrived == due:
+            if self.arrived == self._due:
                 self.long_term = typical_sizes(Counter(self._long), self.water)
                 self._long_masses.clear()
+                self._due = self._next_top_k()
 
     def _next_top_k(self) -> int:
         """The next arrival count at which P_L is rebuilt: every S arrivals up to B arrivals,
@@ -171,8 +172,12 @@ class SizePredictor:
         return every_s if every_s <= B else (max(self.arrived, B) // B + 1) * B
 
     def short_term(self, short_life: bool) -> dict[int, float]:
-        """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
-        return recency_mix(self._short_life if short_life else self._short, self.integer_ramp)
+        """P_S over the last S instances, or the last 50 for a job with tau < 500 s (taken
+        from the last S when asked: few jobs are short, every arrival would feed it)."""
+        window = self._short
+        if short_life:
+            window = window.tail(min(SHORT_LIFE_WINDOW, self.short_window))
+        return recency_mix(window, self.integer_ramp)
 
     def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
         """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs

@@ -273,38 +273,61 @@ class SlidingHistogram:
         entries of indexes i .. i + k - 1 add k i + k (k - 1) / 2 to their size's index sum."""
         if count < 1:
             return
-        counts, index_sums, runs, size = self.counts, self.index_sums, self._runs, self.size
-        first = self.added - self._length  # index of the oldest entry
+        size, runs, counts, index_sums = self.size, self._runs, self.counts, self.index_sums
         added = self.added
+        length = self._length
+        first = added - length  # index of the oldest entry
         if count > size:  # the run's first count - size entries leave it at once
             added += count - size
             count = size
-        evict = self._length + count - size
-        while evict > 0:
-            run = runs[0]
-            old, k = run
-            if k > evict:
-                run[1] = k - evict
-                k = evict
-            else:
-                runs.popleft()
-            left = counts[old] - k
-            if left:
-                counts[old] = left
-                index_sums[old] -= k * first + k * (k - 1) // 2
-            else:
-                del counts[old], index_sums[old]
-            first += k
-            evict -= k
-            self._length -= k
+        evict = length + count - size
+        if evict > 0:
+            length = size - count
+            while evict:
+                run = runs[0]
+                old, k = run
+                if k > evict:
+                    run[1] = k - evict
+                    k = evict
+                else:
+                    runs.popleft()
+                left = counts[old] - k
+                if left:
+                    counts[old] = left
+                    index_sums[old] -= k * first + k * (k - 1) // 2
+                else:
+                    del counts[old], index_sums[old]
+                first += k
+                evict -= k
         if runs and runs[-1][0] == value:
             runs[-1][1] += count
         else:
             runs.append([value, count])
         counts[value] = counts.get(value, 0) + count
         index_sums[value] = index_sums.get(value, 0) + count * added + count * (count - 1) // 2
-        self._length += count
+        self._length = length + count
         self.added = added + count
+
+    def tail(self, size: int) -> SlidingHistogram:
+        """The window of ``size`` (at most this one's) that was fed the same arrivals: this
+        window's last entries, with their arrival indexes; O(runs it holds)."""
+        if not 1 <= size <= self.size:
+            raise ValueError(f"a tail of a window of {self.size} needs 1 <= size <= it, "
+                             f"got {size}")
+        tail = SlidingHistogram(size)
+        counts, index_sums, runs = tail.counts, tail.index_sums, tail._runs
+        take = tail._length = min(size, self._length)
+        end = tail.added = self.added  # one past the newest index
+        for value, count in reversed(self._runs):
+            if not take:
+                break
+            k = min(count, take)
+            runs.appendleft([value, k])
+            end -= k
+            take -= k
+            counts[value] = counts.get(value, 0) + k
+            index_sums[value] = index_sums.get(value, 0) + k * end + k * (k - 1) // 2
+        return tail
 
     def distribution(self) -> dict[int, float]:
         """Plain size shares over the window."""
