@@ -14,7 +14,7 @@ from trace_rows import trace
 import compass
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import ScoreKey
+from compass.schedulers.base import ScoreKey, greedy_gang
 from compass.schedulers.cafgd import (
     CAFGD,
     ReleasedView,
@@ -33,6 +33,7 @@ from compass.schedulers.fragmentation_gradient import (
     typical_sizes,
 )
 from compass.schedulers.mcg import MCG
+from compass.schedulers.mcg import node_key as mcg_node_key
 from compass.schedulers.registry import create
 from compass.traces import demo_trace, jobs_from_frame, validate_trace
 
@@ -585,6 +586,77 @@ def test_skip_versus_block_end_to_end(name, params, small_start):
     r = compass.simulate(tr, name, nodes=1, scheduler_params=params, debug_checks=True)
     starts = r.jobs.set_index("job_id")["start_time"]
     assert starts[1] == 100.0 and starts[2] == small_start
+
+
+def reference_mcg_pass(sched, queue, state, now):
+    """MCG's pass as the spec words it, one job at a time: dF_J of every queued job on the
+    state (p from ``pass_distribution``), offered by (dF_J, submit, id); without backfill a
+    FIFO head that does not fit admits nothing and the first refusal ends the pass; with
+    backfill refusals are skipped, FIFO with blocking while the oldest job starves."""
+    G = state.gpus_per_node
+    grad = FragmentationGradient.of(sched.pass_distribution(queue, G), G)
+    keys = {g: mcg_node_key(grad, g, sched.lb_weight) for g in range(1, G + 1)}
+
+    def df(j):
+        placed = gradient_gang(state, j, grad, keys[j.gpus_per_instance])
+        return math.inf if placed is None else placed[1]
+
+    blocking = not sched.backfill  # the queue is in arrival order: queue[0] is the head
+    if sched.backfill and now - queue[0].submit_time > sched.starvation_s:
+        order, blocking = queue, True
+    elif not sched.backfill and df(queue[0]) == math.inf:
+        return []
+    else:
+        order = sorted(queue, key=lambda j: (df(j), j.submit_time, j.job_id))
+    admitted = []
+    for j in order:
+        nodes = greedy_gang(state, j, keys[j.gpus_per_instance])
+        if nodes is None:
+            if blocking:
+                break
+            continue
+        state.place_job(j.job_id, j.gpus_per_instance, nodes)
+        admitted.append((j.job_id, nodes))
+    return admitted
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.sampled_from([{}, {"backfill": True, "starvation_s": 100.0},
+                                   {"lb_weight": 0.5}]))
+def test_mcg_pass_equals_the_per_job_reference(data, params):
+    """Shapes planned once per size, single-shape FIFO and the capacity cut-off decide
+    every pass as ranking each job on its own would."""
+    nodes = data.draw(st.integers(1, 5))
+    state = ClusterState(nodes)
+    for n in range(nodes):
+        if used := data.draw(st.integers(0, 8)):
+            state.place_job(1000 + n, used, [n])
+    shapes = data.draw(st.lists(st.tuples(st.integers(1, 8), st.integers(1, 3)), min_size=1,
+                                max_size=3))
+    queue = [job(i, *data.draw(st.sampled_from(shapes)),
+                 submit=float(data.draw(st.integers(0, 200))))
+             for i in range(data.draw(st.integers(1, 8)))]
+    if data.draw(st.booleans()):
+        queue.sort(key=lambda j: (j.submit_time, j.job_id))  # the simulator's arrivals
+    sched = MCG(**params)
+    sched.reset(state, [])
+    for g in data.draw(st.lists(st.integers(1, 8), max_size=6)):
+        sched.on_arrival(job(-1 - g, g), state, 0.0)
+        sched._pending.remove(job(-1 - g, g))  # arrived and started: recent only
+    for j in queue:
+        sched.on_arrival(j, state, 0.0)
+    reference_state = state.copy()
+    order, blocking = sched.admission_order(list(queue), state, 150.0)
+    admitted = []
+    for j in order:
+        placement = sched.place(j, state, 150.0)
+        if placement is None:
+            if blocking:
+                break
+            continue
+        state.place_job(j.job_id, j.gpus_per_instance, placement.nodes)
+        admitted.append((j.job_id, placement.nodes))
+    assert admitted == reference_mcg_pass(sched, queue, reference_state, 150.0)
 
 
 def test_mcg_mixes_pending_and_recent_demand():

@@ -220,6 +220,12 @@ class MCG(Scheduler):
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
         pending = self._mirror(queue)
+        if len(pending.groups) == 1:
+            # one shape: one dF_J for all, so the order is FIFO (the queue's own, which the
+            # mirror holds in arrival order); a head that does not fit is refused first
+            if pending.in_order:
+                return queue, not self.backfill
+            return sorted(queue, key=_fifo_key), not self.backfill
         head_shape = (head.gpus_per_instance, head.num_instances)
         keys, planned = self._plan(state, pending)
         if not self.backfill and keys[head_shape] == math.inf:
@@ -260,13 +266,11 @@ class MCG(Scheduler):
 
         dF_J depends on a job only through its shape (g, w), and the greedy placement of w
         g-GPU instances is the first w of that of more: one greedy placement per size, of
-        the widest shape that fits, gives every shape of that size. With a single shape the
-        order is FIFO whatever its dF_J, so only whether it fits is found (dF_J 0 if so).
+        the widest shape that fits, gives every shape of that size.
         """
         widths: dict[int, list[int]] = {}
         for g, w in pending.groups:
             widths.setdefault(g, []).append(w)
-        ranked = len(pending.groups) > 1
         keys: dict[Shape, float] = {}
         planned: dict[Shape, tuple[int, ...]] = {}
         for g, ws in widths.items():
@@ -277,9 +281,9 @@ class MCG(Scheduler):
                 nodes = None if w > capacity else greedy_gang(
                     state, next(iter(pending.groups[g, w].values())), key)
                 if nodes is not None:
-                    sums = gradient.placement_gradients(state, g, nodes) if ranked else None
+                    sums = gradient.placement_gradients(state, g, nodes)
                     for v in ws[i:]:
-                        keys[g, v] = sums[v - 1] if ranked else 0.0
+                        keys[g, v] = sums[v - 1]
                         planned[g, v] = nodes[:v]
                     break
                 keys[g, w] = math.inf
