@@ -40,7 +40,6 @@ from bisect import insort
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
 from itertools import chain, islice, repeat
 from typing import Any, Literal
 
@@ -75,6 +74,8 @@ SOURCE_CLAMP_S = 500_000.0
 SHORT_LIFE_WINDOW = 50
 #: A tentative release must lower dF_J by more than this to trigger a hold.
 HOLD_TOLERANCE = 1e-9
+#: Slots per hold window in the calendar of end times (``CAFGD._ending``).
+END_SLOTS_PER_WINDOW = 8
 #: When the wait-for-peak hold applies (``CAFGD.may_hold``).
 HoldRule = Literal["bounded", "unbounded"]
 HOLD_RULES: tuple[HoldRule, ...] = ("bounded", "unbounded")
@@ -226,8 +227,11 @@ class CAFGD(Scheduler):
         self.clamp_lifecycle_weight = clamp_lifecycle_weight
         self.predictor = self._new_predictor()
         self._gradients: dict[tuple[float, bool], FragmentationGradient] = {}
-        #: heap of (end time, job id) of the running jobs; departed jobs leave it lazily
-        self._ends: list[tuple[float, int]] = []
+        #: calendar of the running jobs' (end time, job id), by slot of H / 8 seconds
+        #: (slot k holds the ends in [k, k + 1) widths); slots that end by now are dropped
+        self._slots: dict[int, list[tuple[float, int]]] = {}
+        self._slot_width = (self.hold_window or 1.0) / END_SLOTS_PER_WINDOW
+        self._first_slot = 0
         self._end_of: dict[int, float] = {}
         self._hold_until: dict[int, float] = {}
         #: GPUs requested by the queued jobs (arrived, not yet started)
@@ -258,7 +262,8 @@ class CAFGD(Scheduler):
         """Forget everything learned in a previous run."""
         self.predictor = self._new_predictor()
         self._gradients.clear()
-        self._ends.clear()
+        self._slots.clear()
+        self._first_slot = 0
         self._end_of.clear()
         self._hold_until.clear()
         self._queued_gpus = 0
@@ -266,15 +271,20 @@ class CAFGD(Scheduler):
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.predictor.add(job.gpus_per_instance, job.num_instances)
-        self._queued_gpus += job.total_gpus
+        self._queued_gpus += job.num_instances * job.gpus_per_instance
         self._gradients.clear()
         return ()
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self._end_of.pop(job.job_id)
-        ends = self._ends
-        while ends and ends[0][0] <= now:  # every job that ends by now departs at its end
-            heappop(ends)
+        slot = int(now // self._slot_width)
+        if slot > self._first_slot:  # the slots before now's hold departed jobs only
+            slots = self._slots
+            gone = (range(self._first_slot, slot) if slot - self._first_slot <= len(slots)
+                    else [k for k in slots if k < slot])
+            for k in gone:
+                slots.pop(k, None)
+            self._first_slot = slot
         return ()
 
     def check(self, state: ClusterState) -> None:
@@ -342,12 +352,15 @@ class CAFGD(Scheduler):
 
     def _start(self, job: Job, nodes: tuple[int, ...], now: float) -> Placement:
         """Record the job's known end time (start + run time) and admit it."""
-        self._queued_gpus -= job.total_gpus
-        end = now + job.duration
-        self._end_of[job.job_id] = end
-        heappush(self._ends, (end, job.job_id))
+        self._queued_gpus -= job.num_instances * job.gpus_per_instance
+        self._record_end(job.job_id, now + job.duration)
         self._hold_until.pop(job.job_id, None)
         return Placement(job.job_id, nodes)
+
+    def _record_end(self, job_id: int, end: float) -> None:
+        """Enter a started job's end time in the calendar."""
+        self._end_of[job_id] = end
+        self._slots.setdefault(int(end // self._slot_width), []).append((end, job_id))
 
     def first_better_release(
         self, job: Job, state: ClusterState, now: float, gradient: FragmentationGradient,
@@ -370,25 +383,28 @@ class CAFGD(Scheduler):
 
     def _ending(self, now: float) -> Iterator[tuple[float, list[int]]]:
         """(end, job ids) of the running jobs that end in (now, now + H], by end time and
-        id: read off the heap in order without changing it (a second heap holds the
-        frontier of entries whose parents were read), O(log k) per entry for the first k."""
-        ends, limit, end_of = self._ends, now + self.hold_window, self._end_of
-        frontier = [(ends[0], 0)] if ends and ends[0][0] <= limit else []
-        group_end, ids = 0.0, []
-        while frontier:
-            (end, j), i = heappop(frontier)
-            for child in (2 * i + 1, 2 * i + 2):
-                if child < len(ends) and ends[child][0] <= limit:
-                    heappush(frontier, (ends[child], child))
-            if end <= now or end_of.get(j) != end:
+        id: read slot by slot off the calendar (each slot sorted in place when read; equal
+        ends share a slot), so the cost follows the slots up to the last end read."""
+        slots, width, end_of = self._slots, self._slot_width, self._end_of
+        limit = now + self.hold_window
+        for k in range(int(now // width), int(limit // width) + 1):
+            entries = slots.get(k)
+            if not entries:
                 continue
-            if ids and end != group_end:
+            entries.sort()
+            group_end, ids = 0.0, []
+            for end, j in entries:
+                if end > limit:
+                    break
+                if end <= now or end_of.get(j) != end:
+                    continue
+                if ids and end != group_end:
+                    yield group_end, ids
+                    ids = []
+                group_end = end
+                ids.append(j)
+            if ids:
                 yield group_end, ids
-                ids = []
-            group_end = end
-            ids.append(j)
-        if ids:
-            yield group_end, ids
 
 
 class ReleasedView:

@@ -73,6 +73,8 @@ class PendingJobs:
     groups: dict[Shape, dict[int, Job]] = field(default_factory=dict)
     sizes: Counter[int] = field(default_factory=Counter)
     in_order: bool = True
+    #: (submit, id) of the latest arrival
+    _last: tuple[float, int] = (-math.inf, -1)
 
     @classmethod
     def of(cls, queue: Iterable[Job]) -> PendingJobs:
@@ -82,11 +84,14 @@ class PendingJobs:
         return pending
 
     def add(self, job: Job) -> None:
-        if self.jobs and _fifo_key(job) < _fifo_key(next(reversed(self.jobs.values()))):
+        key = (job.submit_time, job.job_id)
+        if key < self._last:
             self.in_order = False
+        self._last = key
+        g = job.gpus_per_instance
         self.jobs[job.job_id] = job
-        self.groups.setdefault((job.gpus_per_instance, job.num_instances), {})[job.job_id] = job
-        self.sizes[job.gpus_per_instance] += job.num_instances
+        self.groups.setdefault((g, job.num_instances), {})[job.job_id] = job
+        self.sizes[g] += job.num_instances
 
     def remove(self, job: Job) -> None:
         if self.jobs.pop(job.job_id, None) is None:
@@ -322,7 +327,11 @@ class MCG(Scheduler):
 def shares(counts: Mapping[int, int], gpus_per_node: int) -> list[float]:
     """Each size's share of ``counts`` per size 0..G (sizes above G dropped)."""
     total = sum(counts.values())
-    return [c / total if (c := counts.get(s, 0)) else 0.0 for s in range(gpus_per_node + 1)]
+    out = [0.0] * (gpus_per_node + 1)
+    for s, c in counts.items():
+        if c and s <= gpus_per_node:
+            out[s] = c / total
+    return out
 
 
 def node_key(gradient: FragmentationGradient, g: int, lb_weight: float) -> NodeKey:
