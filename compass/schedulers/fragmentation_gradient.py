@@ -319,18 +319,21 @@ class SlidingHistogram:
             raise ValueError(f"a tail of a window of {self.size} needs 1 <= size <= it, "
                              f"got {size}")
         tail = SlidingHistogram(size)
-        counts, index_sums, runs = tail.counts, tail.index_sums, tail._runs
+        counts, index_sums = tail.counts, tail.index_sums
         take = tail._length = min(size, self._length)
         end = tail.added = self.added  # one past the newest index
+        runs = []
         for value, count in reversed(self._runs):
-            if not take:
-                break
-            k = min(count, take)
-            runs.appendleft([value, k])
+            k = count if count < take else take
             end -= k
-            take -= k
             counts[value] = counts.get(value, 0) + k
             index_sums[value] = index_sums.get(value, 0) + k * end + k * (k - 1) // 2
+            runs.append([value, k])
+            take -= k
+            if not take:
+                break
+        runs.reverse()
+        tail._runs = deque(runs)
         return tail
 
     def distribution(self) -> dict[int, float]:

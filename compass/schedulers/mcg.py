@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -205,12 +205,13 @@ class MCG(Scheduler):
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
-    ) -> tuple[Sequence[Job], bool]:
+    ) -> tuple[Iterable[Job], bool]:
         """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
         the pass and the first refusal stops it, so the order ends at the first job that
         the capacity refuses (O(queue) sorting saved on a long queue); with backfill
         refusals are skipped, and the pass is FIFO with blocking while the oldest job
-        starves."""
+        starves. The order may be an iterator that the pass consumes once, in order
+        (``_by_gradient``)."""
         self._keys = {}
         self._planned = {}
         head = queue[0] if queue else None
@@ -242,27 +243,33 @@ class MCG(Scheduler):
             order = sorted(queue, key=lambda j: (keys[j.gpus_per_instance, j.num_instances],
                                                  j.submit_time, j.job_id))
             return order, not self.backfill
-        # sorted by (dF_J, submit, id): groups by dF_J, each group already in FIFO order
-        tied: dict[float, list[Shape]] = {}
-        for shape in pending.groups:
-            tied.setdefault(keys[shape], []).append(shape)
-        order: list[Job] = []
+        # sorted by (dF_J, submit, id): shapes grouped by dF_J, each shape in FIFO order
+        tied: dict[float, list[dict[int, Job]]] = {}
+        for shape, jobs in pending.groups.items():
+            tied.setdefault(keys[shape], []).append(jobs)
+        return self._by_gradient(tied, state), not self.backfill
+
+    def _by_gradient(self, tied: dict[float, list[dict[int, Job]]], state: ClusterState
+                     ) -> Iterator[Job]:
+        """The pass's order, produced as the pass takes it: it usually stops after a job or
+        two, so the rest is never listed or sorted. A tie is listed when reached (before
+        any of its jobs is placed, so ``place`` removing them from ``PendingJobs`` does not
+        touch it). A job of dF_J = inf does not fit at the pass's start and so not later
+        either (capacity only falls during a pass), whatever state the test reads."""
         for key in sorted(tied):
-            shapes = tied[key]
+            groups = tied[key]
             if key == math.inf and not self.backfill:
-                first = min((next(iter(pending.groups[s].values())) for s in shapes),
-                            key=_fifo_key)
+                first = min((next(iter(jobs.values())) for jobs in groups), key=_fifo_key)
                 if state.instance_capacity(first.gpus_per_instance) < first.num_instances:
-                    # refused whatever the pass admits before it (capacity only falls), so
-                    # the pass ends there: the jobs after it are never offered
-                    order.append(first)
-                    break
-            if len(shapes) == 1:
-                order.extend(pending.groups[shapes[0]].values())
+                    # refused whatever the pass admits before it, so the pass ends there:
+                    # the jobs after it are never offered
+                    yield first
+                    return
+            if len(groups) == 1:
+                yield from list(groups[0].values())
             else:
-                order.extend(sorted(chain.from_iterable(pending.groups[s].values()
-                                                        for s in shapes), key=_fifo_key))
-        return order, not self.backfill
+                yield from sorted(chain.from_iterable(jobs.values() for jobs in groups),
+                                  key=_fifo_key)
 
     def _plan(self, state: ClusterState, pending: PendingJobs
               ) -> tuple[dict[Shape, float], dict[Shape, tuple[int, ...]]]:
