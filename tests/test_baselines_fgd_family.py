@@ -30,6 +30,7 @@ from compass.schedulers.fragmentation_gradient import (
     instance_histogram,
     quantized_score,
     typical_sizes,
+    whole_node_gang,
 )
 from compass.schedulers.mcg import MCG
 from compass.schedulers.mcg import node_key as mcg_node_key
@@ -117,6 +118,22 @@ def test_node_key_places_as_the_rounded_rule(p, loads, g, w):
     j = job(0, g, w)
     assert gradient_gang(state, j, grad, grad.node_key(g)) == gradient_gang(
         state, j, grad, ScoreKey(grad.delta(g)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(masses, st.lists(st.integers(0, 8), min_size=1, max_size=12), st.integers(1, 6),
+       st.sampled_from([0.0, 0.5]))
+def test_whole_node_gang_places_as_every_node_rule(p, loads, w, lb_weight):
+    """A g = G job takes the lowest empty nodes under any mix, with dF_J = 0."""
+    grad = FragmentationGradient.of(dict(enumerate(p)), 8)
+    state = ClusterState(len(loads))
+    for n, load in enumerate(loads):
+        if load:
+            state.place_job(100 + n, load, [n])
+    j = job(0, 8, w)
+    nodes = whole_node_gang(state, j)
+    for key in (grad.node_key(8), mcg_node_key(grad, 8, lb_weight)):
+        assert gradient_gang(state, j, grad, key) == (None if nodes is None else (nodes, 0.0))
 
 
 def test_quantized_scores_of_state_s():

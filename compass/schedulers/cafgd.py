@@ -50,7 +50,6 @@ from compass.schedulers.base import (
     NodeKey,
     Placement,
     Scheduler,
-    ScoreKey,
     greedy_gang,
 )
 from compass.schedulers.fragmentation_gradient import (
@@ -60,6 +59,7 @@ from compass.schedulers.fragmentation_gradient import (
     dense,
     gradient_gang,
     typical_sizes,
+    whole_node_gang,
 )
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.registry import register
@@ -317,9 +317,8 @@ class CAFGD(Scheduler):
         if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
             return None  # greedy_gang's own first test, before any gradient is needed
         if job.gpus_per_instance == state.gpus_per_node:
-            # only empty nodes are candidates and dF_m(G, G) = F_m(0) - F_m(G) = 0 under
-            # every mix: any scores place the job, and dF_J = 0 never holds it
-            nodes = greedy_gang(state, job, ScoreKey((0.0,) * (state.gpus_per_node + 1)))
+            # dF_J = 0 under every mix (``whole_node_gang``): placed without one, never held
+            nodes = whole_node_gang(state, job)
             return None if nodes is None else self._start(job, nodes, now)
         g = job.gpus_per_instance
         gradient = self.gradient(job.duration, state.gpus_per_node)

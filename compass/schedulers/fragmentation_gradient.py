@@ -24,7 +24,7 @@ from operator import sub
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import NodeKey, ScoreKey, greedy_gang
+from compass.schedulers.base import NodeKey, ScoreKey, greedy_gang, panel_fit
 
 #: A size distribution: instance size g -> weight (mass 1 except CAFGD's blended m(tau)).
 SizeDistribution = Mapping[int, float]
@@ -234,6 +234,19 @@ def gradient_gang(
     if nodes is None:
         return None
     return nodes, gradient.placement_gradients(state, job.gpus_per_instance, nodes)[-1]
+
+
+def whole_node_gang(state: ClusterState, job: Job) -> tuple[int, ...] | None:
+    """Greedy placement of a job of whole-node instances (g = G) under any node rule of the
+    family: only empty nodes are candidates and dF_p(G, G) = F_p(0) - F_p(G) = 0 under
+    every p (dF_J = 0), so it takes the w lowest empty nodes; on K > 1 domains through
+    ``greedy_gang``'s panel test, with any scores."""
+    G = state.gpus_per_node
+    if panel_fit(state, G) is not None:
+        return greedy_gang(state, job, ScoreKey((0.0,) * (G + 1)))
+    empty = state.nodes_with_free(G)
+    w = job.num_instances
+    return tuple(empty[:w]) if len(empty) >= w else None
 
 
 @dataclass

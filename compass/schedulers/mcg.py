@@ -52,6 +52,7 @@ from compass.schedulers.fragmentation_gradient import (
     checked_distribution,
     gradient_gang,
     untied,
+    whole_node_gang,
 )
 from compass.schedulers.registry import register
 
@@ -220,12 +221,15 @@ class MCG(Scheduler):
             # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
             self.gradient = None
             return [head], True
-        self.gradient = self.pass_gradient(queue, state.gpus_per_node)
+        self.gradient = None
         if not queue:
             return queue, True
+        pending = self._mirror(queue)
+        G = state.gpus_per_node
+        if any(g != G for g, _ in pending.groups):  # whole-node jobs are placed without it
+            self.gradient = self.pass_gradient(queue, G)
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        pending = self._mirror(queue)
         if len(pending.groups) == 1:
             # one shape: one dF_J for all, so the order is FIFO (the queue's own, which the
             # mirror holds in arrival order); a head that does not fit is refused first
@@ -285,15 +289,16 @@ class MCG(Scheduler):
             widths.setdefault(g, []).append(w)
         keys: dict[Shape, float] = {}
         planned: dict[Shape, tuple[int, ...]] = {}
+        G = state.gpus_per_node
         for g, ws in widths.items():
-            gradient, key = self._rule(g)
             ws.sort(reverse=True)
             capacity = state.instance_capacity(g)  # a bound also on K > 1 domains
             for i, w in enumerate(ws):
-                nodes = None if w > capacity else greedy_gang(
-                    state, next(iter(pending.groups[g, w].values())), key)
+                nodes = None if w > capacity else self._gang(
+                    state, next(iter(pending.groups[g, w].values())))
                 if nodes is not None:
-                    sums = gradient.placement_gradients(state, g, nodes)
+                    sums = ([0.0] * w if g == G else
+                            self._rule(g)[0].placement_gradients(state, g, nodes))
                     for v in ws[i:]:
                         keys[g, v] = sums[v - 1]
                         planned[g, v] = nodes[:v]
@@ -315,12 +320,18 @@ class MCG(Scheduler):
         if nodes is None:
             if state.instance_capacity(g) < w:
                 return None  # greedy_gang's own first test, before any gradient is needed
-            nodes = greedy_gang(state, job, self._rule(g)[1])
+            nodes = self._gang(state, job)
             if nodes is None:
                 return None
         self._planned = {}
         self._pending.remove(job)
         return Placement(job.job_id, nodes)
+
+    def _gang(self, state: ClusterState, job: Job) -> tuple[int, ...] | None:
+        """The job's greedy placement by the pass's node rule (no mix for g = G)."""
+        if job.gpus_per_instance == state.gpus_per_node:
+            return whole_node_gang(state, job)
+        return greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
 
     def _rule(self, g: int) -> tuple[FragmentationGradient, NodeKey]:
         """The pass's gradient tables and node key for g-GPU instances."""
