@@ -218,9 +218,10 @@ class MCG(Scheduler):
         head = queue[0] if queue else None
         if (head is not None and not self.backfill and panel_fit(state, 1) is None
                 and state.instance_capacity(head.gpus_per_instance) < head.num_instances):
-            # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
+            # a blocked FIFO head (dF_J = inf) would be refused and block the pass: nothing
+            # is offered, and no gradient is needed
             self.gradient = None
-            return [head], True
+            return (), True
         self.gradient = None
         if not queue:
             return queue, True
@@ -239,7 +240,7 @@ class MCG(Scheduler):
         head_shape = (head.gpus_per_instance, head.num_instances)
         keys, planned = self._plan(state, pending)
         if not self.backfill and keys[head_shape] == math.inf:
-            return [head], True
+            return (), True  # the head does not fit: nothing is offered
         # the first job offered is placed on the state these placements were planned on
         self._planned = planned
         self._planned_on = (state.used_gpus, state.running_job_count)
