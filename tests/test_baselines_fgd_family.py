@@ -19,6 +19,7 @@ from compass.schedulers.cafgd import (
     ReleasedView,
     SizePredictor,
     lifecycle_weight,
+    recency_masses,
     recency_mix,
 )
 from compass.schedulers.fgd import FGD
@@ -26,6 +27,7 @@ from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
     blend,
+    dense,
     gradient_gang,
     instance_histogram,
     quantized_score,
@@ -345,6 +347,15 @@ def test_recency_mix_equals_the_explicit_weighted_sum(size, sizes, integer_ramp)
     for s, w in zip(entries, recency_weights(len(entries), integer_ramp), strict=True):
         expected[s] = expected.get(s, 0.0) + w
     assert recency_mix(window, integer_ramp) == pytest.approx(expected)
+    # the dense form CAFGD's gradients read has the floats of the per-size formula
+    L, first = len(window), window.first_index
+    if integer_ramp:
+        formula = {s: 1.5 * c / L for s, c in window.counts.items()}
+        formula[entries[0]] -= 1.0 / L
+    else:
+        formula = {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
+                   for s, c in window.counts.items()}
+    assert recency_masses(window, 8, integer_ramp) == dense(formula, 8)
     assert window.distribution() == pytest.approx(
         {s: entries.count(s) / len(entries) for s in set(entries)})
 

@@ -106,14 +106,30 @@ def recency_mix(window: SlidingHistogram, integer_ramp: bool = False) -> dict[in
     (0.5 c_s + I_s / L) / L. ``integer_ramp``: (L - i) / L in integer division as the source
     evaluates it, i.e. 0.5/L for the oldest entry and 1.5/L for the others.
     """
-    L = len(window)
+    masses = recency_masses(window, max(window.counts, default=0), integer_ramp)
+    return {s: masses[s] for s in window.counts}
+
+
+def recency_masses(window: SlidingHistogram, gpus_per_node: int, integer_ramp: bool = False
+                   ) -> list[float]:
+    """``recency_mix`` per size 0..G (sizes above G dropped), written directly: the P_S
+    input of every job's gradient (``SizePredictor.masses``)."""
+    G, L, counts = gpus_per_node, len(window), window.counts
+    masses = [0.0] * (G + 1)
+    if not L:
+        return masses
     if integer_ramp:
-        mix = {s: 1.5 * c / L for s, c in window.counts.items()}
-        mix[window.oldest] -= 1.0 / L
-        return mix
-    first = window.first_index
-    return {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
-            for s, c in window.counts.items()}
+        for s, c in counts.items():
+            if s <= G:
+                masses[s] = 1.5 * c / L
+        if (oldest := window.oldest) <= G:
+            masses[oldest] -= 1.0 / L
+        return masses
+    first, index_sums = window.first_index, window.index_sums
+    for s, c in counts.items():
+        if s <= G:
+            masses[s] = (0.5 * c + (index_sums[s] - c * first) / L) / L
+    return masses
 
 
 @dataclass
@@ -154,6 +170,11 @@ class SizePredictor:
         """Feed ``count`` arrived instances of ``size`` GPUs (``Add``, one at a time): the
         windows take them in runs that end where P_L is due."""
         self._short_masses.clear()
+        if self.arrived + count < self._due:  # no rebuild on the way: one run
+            self._long.extend(repeat(size, count))
+            self._short.add(size, count)
+            self.arrived += count
+            return
         while count:
             run = min(count, self._due - self.arrived)
             self._long.extend(repeat(size, run))
@@ -173,12 +194,15 @@ class SizePredictor:
         return every_s if every_s <= B else (max(self.arrived, B) // B + 1) * B
 
     def short_term(self, short_life: bool) -> dict[int, float]:
-        """P_S over the last S instances, or the last 50 for a job with tau < 500 s (taken
-        from the last S when asked: few jobs are short, every arrival would feed it)."""
-        window = self._short
+        """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
+        return recency_mix(self._window(short_life), self.integer_ramp)
+
+    def _window(self, short_life: bool) -> SlidingHistogram:
+        """P_S's window: the last S instances, or the last 50 for a short job (taken from
+        the last S when asked: few jobs are short, every arrival would feed it)."""
         if short_life:
-            window = window.tail(min(SHORT_LIFE_WINDOW, self.short_window))
-        return recency_mix(window, self.integer_ramp)
+            return self._short.tail(min(SHORT_LIFE_WINDOW, self.short_window))
+        return self._short
 
     def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
         """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs
@@ -188,8 +212,8 @@ class SizePredictor:
             long = self._long_masses[gpus_per_node] = dense(self.long_term, gpus_per_node)
         short = self._short_masses.get((short_life, gpus_per_node))
         if short is None:
-            short = self._short_masses[short_life, gpus_per_node] = dense(
-                self.short_term(short_life), gpus_per_node)
+            short = self._short_masses[short_life, gpus_per_node] = recency_masses(
+                self._window(short_life), gpus_per_node, self.integer_ramp)
         return long, short
 
 
