@@ -215,23 +215,23 @@ class MCG(Scheduler):
         (``_by_gradient``)."""
         self._keys = {}
         self._planned = {}
+        self.gradient = None
         head = queue[0] if queue else None
         if (head is not None and not self.backfill and panel_fit(state, 1) is None
                 and state.instance_capacity(head.gpus_per_instance) < head.num_instances):
             # a blocked FIFO head (dF_J = inf) would be refused and block the pass: nothing
             # is offered, and no gradient is needed
-            self.gradient = None
             return (), True
-        self.gradient = None
         if not queue:
             return queue, True
         pending = self._mirror(queue)
         G = state.gpus_per_node
-        if any(g != G for g, _ in pending.groups):  # whole-node jobs are placed without it
+        groups = pending.groups
+        if len(groups) > 1 or next(iter(groups))[0] != G:  # g = G is placed without it
             self.gradient = self.pass_gradient(queue, G)
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        if len(pending.groups) == 1:
+        if len(groups) == 1:
             # one shape: one dF_J for all, so the order is FIFO (the queue's own, which the
             # mirror holds in arrival order); a head that does not fit is refused first
             if pending.in_order:
