@@ -571,7 +571,8 @@ def test_first_better_release_matches_a_full_replay(data):
     assert sched.first_better_release(j, state, 0.0, grad, key, delta) == expected
 
 
-@given(st.lists(st.tuples(st.sampled_from([0.0, 5.0, 10.0, 10.0, 20.0, 30.0, 45.0, 1e6]),
+@given(st.lists(st.tuples(st.sampled_from([0.0, 5.0, 10.0, 10.0, 20.0, 30.0, 45.0, 1e6,
+                                           math.inf]),
                           st.booleans()), max_size=40),
        st.sampled_from([0.0, 5.0, 10.0, 40.0]), st.sampled_from([0.0, 10.0, 20.0, 100.0]))
 def test_ending_reads_the_calendar_in_end_time_groups(jobs, now, horizon):

@@ -381,9 +381,11 @@ class CAFGD(Scheduler):
         return Placement(job.job_id, nodes)
 
     def _record_end(self, job_id: int, end: float) -> None:
-        """Enter a started job's end time in the calendar."""
+        """Enter a started job's end time in the calendar (an endless job, as packing runs
+        them, never ends within a hold window and is left out)."""
         self._end_of[job_id] = end
-        self._slots.setdefault(int(end // self._slot_width), []).append((end, job_id))
+        if end < math.inf:
+            self._slots.setdefault(int(end // self._slot_width), []).append((end, job_id))
 
     def first_better_release(
         self, job: Job, state: ClusterState, now: float, gradient: FragmentationGradient,
