@@ -394,7 +394,7 @@ class CAFGD(Scheduler):
         """First end time t' in (now, now + H] after which the job's dF_J' < dF_J, or None.
 
         Jobs ending together are released together, on one ``ReleasedView`` of the state,
-        end time after end time as ``_ending`` reads them off the heap, so the cost follows
+        end time after end time as ``_ending`` reads them off the calendar, so the cost follows
         the end times up to t': O(G (w + hosts)) and one greedy placement per end time.
         """
         view = ReleasedView(state, job.gpus_per_instance, job.num_instances)
