@@ -1,6 +1,8 @@
 """FGD, CAFGD and MCG: the worked examples of baselines.md s. 8 and the run invariants."""
 
 import math
+from itertools import groupby
+from operator import itemgetter
 
 import hypothesis.strategies as st
 import pandas as pd
@@ -11,25 +13,29 @@ from trace_rows import trace
 import compass
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import ScoreKey
+from compass.schedulers.base import ScoreKey, greedy_gang
 from compass.schedulers.cafgd import (
     CAFGD,
+    ReleasedView,
     SizePredictor,
     lifecycle_weight,
+    recency_masses,
     recency_mix,
-    released_view,
 )
 from compass.schedulers.fgd import FGD
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
     SlidingHistogram,
     blend,
+    dense,
     gradient_gang,
     instance_histogram,
     quantized_score,
     typical_sizes,
+    whole_node_gang,
 )
 from compass.schedulers.mcg import MCG
+from compass.schedulers.mcg import node_key as mcg_node_key
 from compass.schedulers.registry import create
 from compass.traces import demo_trace, jobs_from_frame, validate_trace
 
@@ -114,6 +120,22 @@ def test_node_key_places_as_the_rounded_rule(p, loads, g, w):
     j = job(0, g, w)
     assert gradient_gang(state, j, grad, grad.node_key(g)) == gradient_gang(
         state, j, grad, ScoreKey(grad.delta(g)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(masses, st.lists(st.integers(0, 8), min_size=1, max_size=12), st.integers(1, 6),
+       st.sampled_from([0.0, 0.5]))
+def test_whole_node_gang_places_as_every_node_rule(p, loads, w, lb_weight):
+    """A g = G job takes the lowest empty nodes under any mix, with dF_J = 0."""
+    grad = FragmentationGradient.of(dict(enumerate(p)), 8)
+    state = ClusterState(len(loads))
+    for n, load in enumerate(loads):
+        if load:
+            state.place_job(100 + n, load, [n])
+    j = job(0, 8, w)
+    nodes = whole_node_gang(state, j)
+    for key in (grad.node_key(8), mcg_node_key(grad, 8, lb_weight)):
+        assert gradient_gang(state, j, grad, key) == (None if nodes is None else (nodes, 0.0))
 
 
 def test_quantized_scores_of_state_s():
@@ -242,8 +264,9 @@ def test_gang_blocking_leaves_the_job_queued(sched):
     assert blocking == (not backfill)
     if backfill:
         assert [j.job_id for j in order] == [1, 0]
-    else:
-        assert [j.job_id for j in order][0] == 0
+    else:  # the queue, head first; MCG, which saw that the head cannot fit, offers nothing
+        assert [j.job_id for j in order] == ([] if sched.name == "mcg" else [0, 1])
+    assert run_pass(sched, [big, small], state, 1.0) == ([1] if backfill else [])
 
 
 def test_cafgd_warm_started_refuses_the_blocked_gang():
@@ -324,8 +347,61 @@ def test_recency_mix_equals_the_explicit_weighted_sum(size, sizes, integer_ramp)
     for s, w in zip(entries, recency_weights(len(entries), integer_ramp), strict=True):
         expected[s] = expected.get(s, 0.0) + w
     assert recency_mix(window, integer_ramp) == pytest.approx(expected)
+    # the dense form CAFGD's gradients read has the floats of the per-size formula
+    L, first = len(window), window.first_index
+    if integer_ramp:
+        formula = {s: 1.5 * c / L for s, c in window.counts.items()}
+        formula[entries[0]] -= 1.0 / L
+    else:
+        formula = {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
+                   for s, c in window.counts.items()}
+    assert recency_masses(window, 8, integer_ramp) == dense(formula, 8)
     assert window.distribution() == pytest.approx(
         {s: entries.count(s) / len(entries) for s in set(entries)})
+
+
+class OneAtATimeWindow:
+    """Reference window: every entry stored, counts and index sums recounted on demand."""
+
+    def __init__(self, size):
+        self.size, self.entries, self.added = size, [], 0
+
+    def add(self, value, count=1):
+        for _ in range(count):
+            self.entries = (self.entries + [(self.added, value)])[-self.size:]
+            self.added += 1
+
+    def counts(self):
+        return {s: sum(v == s for _, v in self.entries) for _, s in self.entries}
+
+    def index_sums(self):
+        return {s: sum(i for i, v in self.entries if v == s) for _, s in self.entries}
+
+
+def assert_same_window(window, reference):
+    assert len(window) == len(reference.entries)
+    assert window.added == reference.added
+    assert window.first_index == (reference.entries[0][0] if reference.entries
+                                  else reference.added)
+    assert dict(window.counts) == reference.counts()
+    assert dict(window.index_sums) == reference.index_sums()
+    if reference.entries:
+        assert window.oldest == reference.entries[0][1]
+
+
+@given(st.integers(1, 12), st.data(), st.lists(st.tuples(st.integers(1, 8),
+                                                         st.integers(0, 15)), max_size=30))
+def test_sliding_histogram_fed_in_runs_equals_one_at_a_time(size, data, arrivals):
+    """Runs, and a tail of the window (CAFGD's short-life P_S), as if fed one by one."""
+    tail_size = data.draw(st.integers(1, size))
+    window, reference = SlidingHistogram(size), OneAtATimeWindow(size)
+    tail_reference = OneAtATimeWindow(tail_size)
+    for value, count in arrivals:
+        window.add(value, count)
+        reference.add(value, count)
+        tail_reference.add(value, count)
+        assert_same_window(window, reference)
+        assert_same_window(window.tail(tail_size), tail_reference)
 
 
 def test_short_term_window_length_depends_on_run_time():
@@ -444,16 +520,16 @@ def test_released_view_decides_like_the_full_state(data):
     g, w = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 6))
     grad = FragmentationGradient.of(p, 8)
     key = grad.node_key(g)
-    full, view = state.copy(), released_view(state, released, g, w)
+    full, view, before = state.copy(), ReleasedView(state, g, w), state.free_list()
     for j in [None, *released]:
         if j is not None:
             full.release_job(j)
             view.release_job(j)
-        expected = gradient_gang(full, job(-1, g, w), grad, key)
-        got = gradient_gang(view, job(-1, g, w), grad, key)
-        assert (expected is None) == (got is None)
-        if expected is not None:
-            assert got[1] == pytest.approx(expected[1])
+        assert view.instance_capacity(g) == full.instance_capacity(g)
+        assert [view.free(n) for n in range(nodes)] == full.free_list()
+        assert gradient_gang(view, job(-1, g, w), grad, key) == gradient_gang(
+            full, job(-1, g, w), grad, key)
+    assert state.free_list() == before  # the view leaves the state alone
 
 
 def replayed_release(state, ends, j, grad, key, delta, now, horizon):
@@ -495,6 +571,28 @@ def test_first_better_release_matches_a_full_replay(data):
     assert sched.first_better_release(j, state, 0.0, grad, key, delta) == expected
 
 
+@given(st.lists(st.tuples(st.sampled_from([0.0, 5.0, 10.0, 10.0, 20.0, 30.0, 45.0, 1e6,
+                                           math.inf]),
+                          st.booleans()), max_size=40),
+       st.sampled_from([0.0, 5.0, 10.0, 40.0]), st.sampled_from([0.0, 10.0, 20.0, 100.0]))
+def test_ending_reads_the_calendar_in_end_time_groups(jobs, now, horizon):
+    """``_ending``: the running jobs' (end, id) in (now, now + H], grouped by end time in id
+    order, as sorting them would give, also after departures dropped the past slots."""
+    sched = CAFGD(hold_window=horizon)
+    sched.reset(ClusterState(1), [])
+    for i, (end, running) in enumerate(jobs):
+        sched._record_end(i, end)
+        if not running:  # departed: only its calendar entry is left
+            del sched._end_of[i]
+    if jobs and jobs[0][1]:
+        sched.on_departure(job(0, 1), ClusterState(1), now)  # drops the slots before now's
+        jobs[0] = (jobs[0][0], False)
+    kept = sorted((e, i) for i, (e, running) in enumerate(jobs)
+                  if running and now < e <= now + horizon)
+    expected = [(e, [i for _, i in group]) for e, group in groupby(kept, itemgetter(0))]
+    assert list(sched._ending(now)) == expected
+
+
 # -------------------------------------------------------------- MCG's queue rules (s. 4)
 def test_mcg_starvation_guard_reverts_to_fifo_with_blocking():
     sched = MCG(distribution=P, backfill=True)
@@ -518,6 +616,77 @@ def test_skip_versus_block_end_to_end(name, params, small_start):
     r = compass.simulate(tr, name, nodes=1, scheduler_params=params, debug_checks=True)
     starts = r.jobs.set_index("job_id")["start_time"]
     assert starts[1] == 100.0 and starts[2] == small_start
+
+
+def reference_mcg_pass(sched, queue, state, now):
+    """MCG's pass as the spec words it, one job at a time: dF_J of every queued job on the
+    state (p from ``pass_distribution``), offered by (dF_J, submit, id); without backfill a
+    FIFO head that does not fit admits nothing and the first refusal ends the pass; with
+    backfill refusals are skipped, FIFO with blocking while the oldest job starves."""
+    G = state.gpus_per_node
+    grad = FragmentationGradient.of(sched.pass_distribution(queue, G), G)
+    keys = {g: mcg_node_key(grad, g, sched.lb_weight) for g in range(1, G + 1)}
+
+    def df(j):
+        placed = gradient_gang(state, j, grad, keys[j.gpus_per_instance])
+        return math.inf if placed is None else placed[1]
+
+    blocking = not sched.backfill  # the queue is in arrival order: queue[0] is the head
+    if sched.backfill and now - queue[0].submit_time > sched.starvation_s:
+        order, blocking = queue, True
+    elif not sched.backfill and df(queue[0]) == math.inf:
+        return []
+    else:
+        order = sorted(queue, key=lambda j: (df(j), j.submit_time, j.job_id))
+    admitted = []
+    for j in order:
+        nodes = greedy_gang(state, j, keys[j.gpus_per_instance])
+        if nodes is None:
+            if blocking:
+                break
+            continue
+        state.place_job(j.job_id, j.gpus_per_instance, nodes)
+        admitted.append((j.job_id, nodes))
+    return admitted
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.sampled_from([{}, {"backfill": True, "starvation_s": 100.0},
+                                   {"lb_weight": 0.5}]))
+def test_mcg_pass_equals_the_per_job_reference(data, params):
+    """Shapes planned once per size, single-shape FIFO and the capacity cut-off decide
+    every pass as ranking each job on its own would."""
+    nodes = data.draw(st.integers(1, 5))
+    state = ClusterState(nodes)
+    for n in range(nodes):
+        if used := data.draw(st.integers(0, 8)):
+            state.place_job(1000 + n, used, [n])
+    shapes = data.draw(st.lists(st.tuples(st.integers(1, 8), st.integers(1, 3)), min_size=1,
+                                max_size=3))
+    queue = [job(i, *data.draw(st.sampled_from(shapes)),
+                 submit=float(data.draw(st.integers(0, 200))))
+             for i in range(data.draw(st.integers(1, 8)))]
+    if data.draw(st.booleans()):
+        queue.sort(key=lambda j: (j.submit_time, j.job_id))  # the simulator's arrivals
+    sched = MCG(**params)
+    sched.reset(state, [])
+    for g in data.draw(st.lists(st.integers(1, 8), max_size=6)):
+        sched.on_arrival(job(-1 - g, g), state, 0.0)
+        sched._pending.remove(job(-1 - g, g))  # arrived and started: recent only
+    for j in queue:
+        sched.on_arrival(j, state, 0.0)
+    reference_state = state.copy()
+    order, blocking = sched.admission_order(list(queue), state, 150.0)
+    admitted = []
+    for j in order:
+        placement = sched.place(j, state, 150.0)
+        if placement is None:
+            if blocking:
+                break
+            continue
+        state.place_job(j.job_id, j.gpus_per_instance, placement.nodes)
+        admitted.append((j.job_id, placement.nodes))
+    assert admitted == reference_mcg_pass(sched, queue, reference_state, 150.0)
 
 
 def test_mcg_mixes_pending_and_recent_demand():

@@ -36,24 +36,21 @@ Assumptions ([A]):
 from __future__ import annotations
 
 import math
+from bisect import insort
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
-from itertools import groupby, islice, repeat
-from operator import itemgetter
+from itertools import chain, islice, repeat
 from typing import Any, Literal
 
 from compass.cluster import ClusterState
-from compass.model import Job
+from compass.model import InstanceKey, Job
 from compass.schedulers.base import (
     Move,
     NodeKey,
     Placement,
     Scheduler,
-    ScoreKey,
     greedy_gang,
-    panel_fit,
 )
 from compass.schedulers.fragmentation_gradient import (
     FragmentationGradient,
@@ -62,6 +59,7 @@ from compass.schedulers.fragmentation_gradient import (
     dense,
     gradient_gang,
     typical_sizes,
+    whole_node_gang,
 )
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.registry import register
@@ -76,6 +74,8 @@ SOURCE_CLAMP_S = 500_000.0
 SHORT_LIFE_WINDOW = 50
 #: A tentative release must lower dF_J by more than this to trigger a hold.
 HOLD_TOLERANCE = 1e-9
+#: Slots per hold window in the calendar of end times (``CAFGD._ending``).
+END_SLOTS_PER_WINDOW = 8
 #: When the wait-for-peak hold applies (``CAFGD.may_hold``).
 HoldRule = Literal["bounded", "unbounded"]
 HOLD_RULES: tuple[HoldRule, ...] = ("bounded", "unbounded")
@@ -106,14 +106,30 @@ def recency_mix(window: SlidingHistogram, integer_ramp: bool = False) -> dict[in
     (0.5 c_s + I_s / L) / L. ``integer_ramp``: (L - i) / L in integer division as the source
     evaluates it, i.e. 0.5/L for the oldest entry and 1.5/L for the others.
     """
-    L = len(window)
+    masses = recency_masses(window, max(window.counts, default=0), integer_ramp)
+    return {s: masses[s] for s in window.counts}
+
+
+def recency_masses(window: SlidingHistogram, gpus_per_node: int, integer_ramp: bool = False
+                   ) -> list[float]:
+    """``recency_mix`` per size 0..G (sizes above G dropped), written directly: the P_S
+    input of every job's gradient (``SizePredictor.masses``)."""
+    G, L, counts = gpus_per_node, len(window), window.counts
+    masses = [0.0] * (G + 1)
+    if not L:
+        return masses
     if integer_ramp:
-        mix = {s: 1.5 * c / L for s, c in window.counts.items()}
-        mix[window.entries[0]] -= 1.0 / L
-        return mix
-    first = window.first_index
-    return {s: (0.5 * c + (window.index_sums[s] - c * first) / L) / L
-            for s, c in window.counts.items()}
+        for s, c in counts.items():
+            if s <= G:
+                masses[s] = 1.5 * c / L
+        if (oldest := window.oldest) <= G:
+            masses[oldest] -= 1.0 / L
+        return masses
+    first, index_sums = window.first_index, window.index_sums
+    for s, c in counts.items():
+        if s <= G:
+            masses[s] = (0.5 * c + (index_sums[s] - c * first) / L) / L
+    return masses
 
 
 @dataclass
@@ -129,8 +145,10 @@ class SizePredictor:
     arrived: int = field(init=False, default=0)
     #: the last B sizes, counted only when P_L is rebuilt (every S or B arrivals)
     _long: deque[int] = field(init=False)
+    #: the arrival count at which P_L is rebuilt next (``_next_top_k``)
+    _due: int = field(init=False)
+    #: the last S sizes; the last 50 of them are P_S's window for short jobs (``tail``)
     _short: SlidingHistogram = field(init=False)
-    _short_life: SlidingHistogram = field(init=False)
     #: G -> P_L per size 0..G, until P_L is rebuilt (``masses``)
     _long_masses: dict[int, list[float]] = field(init=False, default_factory=dict)
     #: (short_life, G) -> P_S per size 0..G, until the next arrival (``masses``)
@@ -141,7 +159,7 @@ class SizePredictor:
             raise ValueError("need 1 <= short_window <= long_window and 0 < water <= 1")
         self._long = deque(maxlen=self.long_window)
         self._short = SlidingHistogram(self.short_window)
-        self._short_life = SlidingHistogram(min(SHORT_LIFE_WINDOW, self.short_window))
+        self._due = self._next_top_k()
 
     @property
     def ready(self) -> bool:
@@ -152,17 +170,21 @@ class SizePredictor:
         """Feed ``count`` arrived instances of ``size`` GPUs (``Add``, one at a time): the
         windows take them in runs that end where P_L is due."""
         self._short_masses.clear()
+        if self.arrived + count < self._due:  # no rebuild on the way: one run
+            self._long.extend(repeat(size, count))
+            self._short.add(size, count)
+            self.arrived += count
+            return
         while count:
-            due = self._next_top_k()
-            run = min(count, due - self.arrived)
+            run = min(count, self._due - self.arrived)
             self._long.extend(repeat(size, run))
             self._short.add(size, run)
-            self._short_life.add(size, run)
             self.arrived += run
             count -= run
-            if self.arrived == due:
+            if self.arrived == self._due:
                 self.long_term = typical_sizes(Counter(self._long), self.water)
                 self._long_masses.clear()
+                self._due = self._next_top_k()
 
     def _next_top_k(self) -> int:
         """The next arrival count at which P_L is rebuilt: every S arrivals up to B arrivals,
@@ -173,7 +195,14 @@ class SizePredictor:
 
     def short_term(self, short_life: bool) -> dict[int, float]:
         """P_S over the last S instances, or the last 50 for a job with tau < 500 s."""
-        return recency_mix(self._short_life if short_life else self._short, self.integer_ramp)
+        return recency_mix(self._window(short_life), self.integer_ramp)
+
+    def _window(self, short_life: bool) -> SlidingHistogram:
+        """P_S's window: the last S instances, or the last 50 for a short job (taken from
+        the last S when asked: few jobs are short, every arrival would feed it)."""
+        if short_life:
+            return self._short.tail(min(SHORT_LIFE_WINDOW, self.short_window))
+        return self._short
 
     def masses(self, short_life: bool, gpus_per_node: int) -> tuple[list[float], list[float]]:
         """P_L and P_S (``short_term``) per size 0..G, computed once per arrival: the inputs
@@ -183,8 +212,8 @@ class SizePredictor:
             long = self._long_masses[gpus_per_node] = dense(self.long_term, gpus_per_node)
         short = self._short_masses.get((short_life, gpus_per_node))
         if short is None:
-            short = self._short_masses[short_life, gpus_per_node] = dense(
-                self.short_term(short_life), gpus_per_node)
+            short = self._short_masses[short_life, gpus_per_node] = recency_masses(
+                self._window(short_life), gpus_per_node, self.integer_ramp)
         return long, short
 
 
@@ -222,8 +251,11 @@ class CAFGD(Scheduler):
         self.clamp_lifecycle_weight = clamp_lifecycle_weight
         self.predictor = self._new_predictor()
         self._gradients: dict[tuple[float, bool], FragmentationGradient] = {}
-        #: heap of (end time, job id) of the running jobs; departed jobs leave it lazily
-        self._ends: list[tuple[float, int]] = []
+        #: calendar of the running jobs' (end time, job id), by slot of H / 8 seconds
+        #: (slot k holds the ends in [k, k + 1) widths); slots that end by now are dropped
+        self._slots: dict[int, list[tuple[float, int]]] = {}
+        self._slot_width = (self.hold_window or 1.0) / END_SLOTS_PER_WINDOW
+        self._first_slot = 0
         self._end_of: dict[int, float] = {}
         self._hold_until: dict[int, float] = {}
         #: GPUs requested by the queued jobs (arrived, not yet started)
@@ -254,7 +286,8 @@ class CAFGD(Scheduler):
         """Forget everything learned in a previous run."""
         self.predictor = self._new_predictor()
         self._gradients.clear()
-        self._ends.clear()
+        self._slots.clear()
+        self._first_slot = 0
         self._end_of.clear()
         self._hold_until.clear()
         self._queued_gpus = 0
@@ -262,15 +295,20 @@ class CAFGD(Scheduler):
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.predictor.add(job.gpus_per_instance, job.num_instances)
-        self._queued_gpus += job.total_gpus
+        self._queued_gpus += job.num_instances * job.gpus_per_instance
         self._gradients.clear()
         return ()
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self._end_of.pop(job.job_id)
-        ends = self._ends
-        while ends and ends[0][0] <= now:  # every job that ends by now departs at its end
-            heappop(ends)
+        slot = int(now // self._slot_width)
+        if slot > self._first_slot:  # the slots before now's hold departed jobs only
+            slots = self._slots
+            gone = (range(self._first_slot, slot) if slot - self._first_slot <= len(slots)
+                    else [k for k in slots if k < slot])
+            for k in gone:
+                slots.pop(k, None)
+            self._first_slot = slot
         return ()
 
     def check(self, state: ClusterState) -> None:
@@ -303,18 +341,19 @@ class CAFGD(Scheduler):
         if state.instance_capacity(job.gpus_per_instance) < job.num_instances:
             return None  # greedy_gang's own first test, before any gradient is needed
         if job.gpus_per_instance == state.gpus_per_node:
-            # only empty nodes are candidates and dF_m(G, G) = F_m(0) - F_m(G) = 0 under
-            # every mix: any scores place the job, and dF_J = 0 never holds it
-            nodes = greedy_gang(state, job, ScoreKey((0.0,) * (state.gpus_per_node + 1)))
+            # dF_J = 0 under every mix (``whole_node_gang``): placed without one, never held
+            nodes = whole_node_gang(state, job)
             return None if nodes is None else self._start(job, nodes, now)
+        g = job.gpus_per_instance
         gradient = self.gradient(job.duration, state.gpus_per_node)
-        key = gradient.node_key(job.gpus_per_instance, self.quantize_scores)
-        placed = gradient_gang(state, job, gradient, key)
-        if placed is None:
+        key = gradient.node_key(g, self.quantize_scores)
+        nodes = greedy_gang(state, job, key)
+        if nodes is None:
             return None
-        nodes, delta = placed
-        if held_until is None and delta > 0 and self.may_hold(job, state, now):
-            until = self.first_better_release(job, state, now, gradient, key, delta)
+        if held_until is None and self.may_hold(job, state, now):  # dF_J only where it may
+            delta = gradient.placement_gradients(state, g, nodes)[-1]
+            until = None if delta <= 0 else self.first_better_release(
+                job, state, now, gradient, key, delta)
             if until is not None:
                 self._hold_until[job.job_id] = until
                 self.holds += 1
@@ -336,12 +375,17 @@ class CAFGD(Scheduler):
 
     def _start(self, job: Job, nodes: tuple[int, ...], now: float) -> Placement:
         """Record the job's known end time (start + run time) and admit it."""
-        self._queued_gpus -= job.total_gpus
-        end = now + job.duration
-        self._end_of[job.job_id] = end
-        heappush(self._ends, (end, job.job_id))
+        self._queued_gpus -= job.num_instances * job.gpus_per_instance
+        self._record_end(job.job_id, now + job.duration)
         self._hold_until.pop(job.job_id, None)
         return Placement(job.job_id, nodes)
+
+    def _record_end(self, job_id: int, end: float) -> None:
+        """Enter a started job's end time in the calendar (an endless job, as packing runs
+        them, never ends within a hold window and is left out)."""
+        self._end_of[job_id] = end
+        if end < math.inf:
+            self._slots.setdefault(int(end // self._slot_width), []).append((end, job_id))
 
     def first_better_release(
         self, job: Job, state: ClusterState, now: float, gradient: FragmentationGradient,
@@ -349,69 +393,126 @@ class CAFGD(Scheduler):
     ) -> float | None:
         """First end time t' in (now, now + H] after which the job's dF_J' < dF_J, or None.
 
-        Jobs ending together are released together. The releases are replayed on views of
-        1, 2, 4, ... end-time groups, so the cost follows the groups up to t' (amortised).
+        Jobs ending together are released together, on one ``ReleasedView`` of the state,
+        end time after end time as ``_ending`` reads them off the calendar, so the cost follows
+        the end times up to t': O(G (w + hosts)) and one greedy placement per end time.
         """
-        groups = [(end, [j for _, j in group])
-                  for end, group in groupby(self._ending(now), itemgetter(0))]
-        done = 0
-        while done < len(groups):
-            upto = min(len(groups), max(1, 2 * done))
-            view = released_view(state, [j for _, ids in groups[:upto] for j in ids],
-                                 job.gpus_per_instance, job.num_instances)
-            for i, (end, ids) in enumerate(groups[:upto]):
-                for j in ids:
-                    view.release_job(j)
-                if i >= done:
-                    placed = gradient_gang(view, job, gradient, key)
-                    if placed is not None and placed[1] < delta - HOLD_TOLERANCE:
-                        return end
-            done = upto
+        view = ReleasedView(state, job.gpus_per_instance, job.num_instances)
+        for end, ids in self._ending(now):
+            for j in ids:
+                view.release_job(j)
+            placed = gradient_gang(view, job, gradient, key)
+            if placed is not None and placed[1] < delta - HOLD_TOLERANCE:
+                return end
         return None
 
-    def _ending(self, now: float) -> list[tuple[float, int]]:
-        """(end, job id) of the running jobs that end in (now, now + H], in order: taken off
-        the heap and pushed back, O(k log n) for k of them."""
-        ends, limit = self._ends, now + self.hold_window
-        taken = []
-        while ends and ends[0][0] <= limit:
-            taken.append(heappop(ends))
-        for entry in taken:
-            heappush(ends, entry)
-        return [(end, j) for end, j in taken if end > now and self._end_of.get(j) == end]
+    def _ending(self, now: float) -> Iterator[tuple[float, list[int]]]:
+        """(end, job ids) of the running jobs that end in (now, now + H], by end time and
+        id: read slot by slot off the calendar (each slot sorted in place when read; equal
+        ends share a slot), so the cost follows the slots up to the last end read."""
+        slots, width, end_of = self._slots, self._slot_width, self._end_of
+        limit = now + self.hold_window
+        for k in range(int(now // width), int(limit // width) + 1):
+            entries = slots.get(k)
+            if not entries:
+                continue
+            entries.sort()
+            group_end, ids = 0.0, []
+            for end, j in entries:
+                if end > limit:
+                    break
+                if end <= now or end_of.get(j) != end:
+                    continue
+                if ids and end != group_end:
+                    yield group_end, ids
+                    ids = []
+                group_end = end
+                ids.append(j)
+            if ids:
+                yield group_end, ids
 
 
-def released_view(state: ClusterState, jobs: Sequence[int], g: int, w: int) -> ClusterState:
-    """A small copy of ``state`` that decides greedy placement of w g-GPU instances exactly,
-    before and after releasing any of the running ``jobs`` (non-empty) from it.
+class ReleasedView:
+    """What greedy placement reads of ``state`` (free counts, free-GPU buckets, instance
+    capacity; on K > 1 domains also the instances on a node) once some of its running jobs
+    are released, without copying the state.
 
-    Greedy rules see a node only through (free, index) and take at most w nodes from any
-    free-count bucket, so the nodes of ``jobs`` plus the w lowest other nodes of each bucket
-    f >= g suffice (on K > 1 domains the w lowest that take one g-GPU instance with a panel
-    layout, appendix D.1). They are renumbered in index order; ``jobs`` keep their ids and
-    the other instances on the kept nodes become filler jobs, one per size, so every node
-    keeps its instance sizes and hence its panel layouts. O(G (w + |hosts|) log + m) for m
-    instances on the kept nodes (plus the refused nodes' panel tests on K > 1), not O(N).
+    A released job's hosts leave their buckets and sit, by their free count after the
+    releases, in small sorted lists beside them. On K = 1 domains greedy placement of w
+    g-GPU instances takes at most w nodes from any bucket f >= g and reads them lowest
+    first, so ``free_buckets`` holds only the w lowest nodes of those buckets, merged anew
+    only where a release changed them: O(w + hosts) per changed bucket, not O(N). On K > 1
+    domains the panel overlay scans whole buckets (``nodes_with_free``, O(bucket)) and tests
+    the instances left on a node (``instances_on``).
     """
-    G = state.gpus_per_node
-    sizes = {j: state.size_of(state.job_instances(j)[0]) for j in jobs}
-    hosts = {n for j in jobs for n in state.job_nodes(j)}
-    fit = panel_fit(state, g)
-    keep = set(hosts)
-    for f in range(g, G + 1):
-        others = (n for n in state.nodes_with_free(f)
-                  if n not in hosts and (fit is None or fit.fits(n, 1)))
-        keep.update(islice(others, w))
-    index = {n: i for i, n in enumerate(sorted(keep))}
-    fillers: dict[int, list[int]] = {}
-    for n, i in index.items():
-        for (job_id, _), size in state.instances_on(n).items():
-            if job_id not in sizes:
-                fillers.setdefault(size, []).append(i)
-    first_filler_id = max(jobs) + 1
-    view = ClusterState(len(index), G)
-    for k, size in enumerate(sorted(fillers)):
-        view.place_job(first_filler_id + k, size, fillers[size])
-    for j in jobs:
-        view.place_job(j, sizes[j], [index[n] for n in state.job_nodes(j)])
-    return view
+
+    __slots__ = ("state", "gpus_per_node", "_g", "_w", "_released", "_free", "_hosts",
+                 "_left", "_buckets", "_changed", "_whole")
+
+    def __init__(self, state: ClusterState, g: int, w: int) -> None:
+        G = state.gpus_per_node
+        self.state = state
+        self.gpus_per_node = G
+        self._g, self._w = g, w
+        self._released: set[int] = set()
+        #: released hosts -> their free count now
+        self._free: dict[int, int] = {}
+        #: released hosts by their free count now, ascending
+        self._hosts: list[list[int]] = [[] for _ in range(G + 1)]
+        #: released hosts that left the state's bucket f
+        self._left = [0] * (G + 1)
+        self._buckets: list[list[int]] = [[] for _ in range(G + 1)]
+        self._changed = set(range(g, G + 1))
+        self._whole: dict[int, list[int]] = {}
+
+    def release_job(self, job_id: int) -> None:
+        """Release one running job of ``state`` in the view."""
+        state, free, hosts = self.state, self._free, self._hosts
+        size = state.size_of(state.job_instances(job_id)[0])
+        self._released.add(job_id)
+        for n in state.job_nodes(job_id):
+            f = free.get(n)
+            if f is None:
+                f = state.free(n)
+                self._left[f] += 1
+            else:
+                hosts[f].remove(n)
+            free[n] = f + size
+            insort(hosts[f + size], n)
+            self._changed.update((f, f + size))
+        self._whole.clear()
+
+    def free(self, node: int) -> int:
+        f = self._free.get(node)
+        return self.state.free(node) if f is None else f
+
+    def instance_capacity(self, g: int) -> int:
+        """How many more g-GPU instances fit: sum over nodes of floor(f_n / g), O(G)."""
+        base, left, hosts = self.state.free_buckets(), self._left, self._hosts
+        return sum((len(base[f]) - left[f] + len(hosts[f])) * (f // g)
+                   for f in range(g, self.gpus_per_node + 1))
+
+    def free_buckets(self) -> list[list[int]]:
+        """The w lowest nodes of each bucket f >= g (K = 1 greedy placement reads no more)."""
+        if self._changed:
+            base, free, w = self.state.free_buckets(), self._free, self._w
+            for f in self._changed:
+                if f >= self._g:
+                    lowest = islice((n for n in base[f] if n not in free), w)
+                    self._buckets[f] = sorted(chain(lowest, self._hosts[f]))[:w]
+            self._changed.clear()
+        return self._buckets
+
+    def nodes_with_free(self, f: int) -> list[int]:
+        """Every node with ``f`` free GPUs, ascending (K > 1: the panel overlay's scan)."""
+        nodes = self._whole.get(f)
+        if nodes is None:
+            free = self._free
+            nodes = self._whole[f] = sorted(chain(
+                (n for n in self.state.nodes_with_free(f) if n not in free), self._hosts[f]))
+        return nodes
+
+    def instances_on(self, node: int) -> Mapping[InstanceKey, int]:
+        """The instances left on ``node``, mapped to their sizes."""
+        released = self._released
+        return {k: s for k, s in self.state.instances_on(node).items() if k[0] not in released}

@@ -24,7 +24,7 @@ from operator import sub
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import NodeKey, ScoreKey, greedy_gang
+from compass.schedulers.base import NodeKey, ScoreKey, greedy_gang, panel_fit
 
 #: A size distribution: instance size g -> weight (mass 1 except CAFGD's blended m(tau)).
 SizeDistribution = Mapping[int, float]
@@ -103,15 +103,39 @@ def dense(distribution: SizeDistribution, gpus_per_node: int) -> list[float]:
     return [distribution.get(s, 0.0) for s in range(gpus_per_node + 1)]
 
 
-@dataclass(frozen=True)
 class FragmentationGradient:
     """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
 
-    distribution: dict[int, float]
-    gpus_per_node: int
-    frag: tuple[float, ...]
-    _rows: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
-    _exact: dict[int, tuple[float, ...]] = field(default_factory=dict, repr=False, compare=False)
+    __slots__ = ("_distribution", "_blend", "gpus_per_node", "frag", "_rows", "_exact",
+                 "_rounded")
+
+    def __init__(self, distribution: dict[int, float] | None, gpus_per_node: int,
+                 frag: tuple[float, ...],
+                 blend: tuple[Sequence[float], Sequence[float], float] | None = None) -> None:
+        """``frag`` is F_p; p is ``distribution``, or the masses ``blend`` = (a, b, weight)
+        mix, spelt out only when ``distribution`` is read (a per-job gradient never is)."""
+        self._distribution = distribution
+        self._blend = blend
+        self.gpus_per_node = gpus_per_node
+        self.frag = frag
+        self._rows: dict[int, tuple[float, ...]] = {}
+        self._exact: dict[int, tuple[float, ...]] = {}
+        #: g -> {f: dF_p(f, g) rounded}, the entries ``placement_gradients`` visited
+        self._rounded: dict[int, dict[int, float]] = {}
+
+    def __repr__(self) -> str:
+        return (f"FragmentationGradient({self.distribution!r}, {self.gpus_per_node}, "
+                f"{self.frag!r})")
+
+    @property
+    def distribution(self) -> dict[int, float]:
+        """p: size -> weight (of a blend: its non-zero masses of sizes 1..G)."""
+        if self._distribution is None:
+            a, b, weight = self._blend
+            rest = 1.0 - weight
+            self._distribution = {s: m for s in range(1, len(a))
+                                  if (m := weight * a[s] + rest * b[s])}
+        return self._distribution
 
     @classmethod
     def of(cls, distribution: SizeDistribution, gpus_per_node: int) -> FragmentationGradient:
@@ -123,12 +147,19 @@ class FragmentationGradient:
     def blended(cls, a: Sequence[float], b: Sequence[float], weight: float
                 ) -> FragmentationGradient:
         """``of(blend(a, b, weight), G)`` for masses a, b given per size 0..G (index 0 unused),
-        with the same floats but without the dictionaries: O(G) for a per-job or per-pass mix
-        (CAFGD's m(tau), MCG's p)."""
+        with the same floats (``fragmentation`` of the masses weight * a_s + (1 - weight) *
+        b_s) in one loop and no dictionary: O(G) for a per-job or per-pass mix (CAFGD's
+        m(tau), MCG's p)."""
         rest = 1.0 - weight
-        masses = [weight * x + rest * y for x, y in zip(a, b, strict=True)]
-        return cls({s: m for s, m in enumerate(masses) if s and m}, len(masses) - 1,
-                   fragmentation(masses))
+        G = len(a) - 1
+        if len(b) != G + 1:
+            raise ValueError(f"masses of different lengths: {len(a)} and {len(b)}")
+        frag = [0.0] * (G + 1)
+        above = 0.0
+        for f in range(G, -1, -1):
+            frag[f] = f * above
+            above += weight * a[f] + rest * b[f]
+        return cls(None, G, tuple(frag), (a, b, weight))
 
     def exact_delta(self, g: int) -> tuple[float, ...]:
         """F_p(f - g) - F_p(f) for f in 0..G (inf where f < g), not rounded: O(G), once per g."""
@@ -163,23 +194,36 @@ class FragmentationGradient:
                             ) -> list[float]:
         """dF of a gang's first k instances placed in order on ``nodes``, k = 1, 2, ...: the
         last is the gang's dF_J (spec s. 3), the others are those of its greedy prefixes (a
-        greedy placement of fewer instances is a prefix). Only visited entries are rounded."""
+        greedy placement of fewer instances is a prefix). Only visited entries are rounded,
+        each once per row."""
         row = self.exact_delta(g)
+        rounded = self._rounded.get(g)
+        if rounded is None:
+            rounded = self._rounded[g] = {}
         free: dict[int, int] = {}
         total = 0.0
         sums = []
         for n in nodes:
-            f = free.get(n, state.free(n))
-            total += round(row[f], GRADIENT_DECIMALS)
+            f = free.get(n)
+            if f is None:
+                f = state.free(n)
+            d = rounded.get(f)
+            if d is None:
+                d = rounded[f] = round(row[f], GRADIENT_DECIMALS)
+            total += d
             sums.append(total)
             free[n] = f - g
         return sums
 
 
 def untied(values: Sequence[float]) -> bool:
-    """Whether every two of ``values`` differ by more than ``UNTIED_GAP``."""
+    """Whether every two of ``values`` differ by more than ``UNTIED_GAP`` (neighbours in
+    sorted order; a plain loop beats the C helpers on the <= G values of a row)."""
     ordered = sorted(values)
-    return min(map(sub, ordered[1:], ordered), default=math.inf) > UNTIED_GAP
+    for low, high in zip(ordered, ordered[1:]):
+        if high - low <= UNTIED_GAP:
+            return False
+    return True
 
 
 def gradient_gang(
@@ -192,51 +236,118 @@ def gradient_gang(
     return nodes, gradient.placement_gradients(state, job.gpus_per_instance, nodes)[-1]
 
 
+def whole_node_gang(state: ClusterState, job: Job) -> tuple[int, ...] | None:
+    """Greedy placement of a job of whole-node instances (g = G) under any node rule of the
+    family: only empty nodes are candidates and dF_p(G, G) = F_p(0) - F_p(G) = 0 under
+    every p (dF_J = 0), so it takes the w lowest empty nodes; on K > 1 domains through
+    ``greedy_gang``'s panel test, with any scores."""
+    G = state.gpus_per_node
+    if panel_fit(state, G) is not None:
+        return greedy_gang(state, job, ScoreKey((0.0,) * (G + 1)))
+    empty = state.nodes_with_free(G)
+    w = job.num_instances
+    return tuple(empty[:w]) if len(empty) >= w else None
+
+
 @dataclass
 class SlidingHistogram:
     """The last ``size`` arrived instance sizes, oldest first, with per-size counts and sums
     of arrival indexes (entry k of the run has index k), so position-weighted mixes are O(G).
+
+    The entries are kept as runs [size, count], so feeding or evicting a run of equal sizes
+    costs O(1) whatever its length (a job's w_j instances arrive together).
     """
 
     size: int
-    entries: deque[int] = field(init=False)
     counts: Counter[int] = field(init=False)
     index_sums: Counter[int] = field(init=False)
     added: int = field(init=False, default=0)
+    _runs: deque[list[int]] = field(init=False)
+    _length: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         if self.size < 1:
             raise ValueError(f"window size must be >= 1, got {self.size}")
-        self.entries = deque(maxlen=self.size)
+        self._runs = deque()
         self.counts = Counter()
         self.index_sums = Counter()
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return self._length
 
     @property
     def first_index(self) -> int:
         """Arrival index of the oldest entry in the window."""
-        return self.added - len(self.entries)
+        return self.added - self._length
+
+    @property
+    def oldest(self) -> int:
+        """The oldest size in the (non-empty) window."""
+        return self._runs[0][0]
 
     def add(self, value: int, count: int = 1) -> None:
-        """Append ``count`` instances of one size, evicting the oldest when the window is full."""
-        entries, counts, index_sums, size = self.entries, self.counts, self.index_sums, self.size
+        """Append ``count`` instances of one size, evicting the oldest beyond ``size``: the
+        entries of indexes i .. i + k - 1 add k i + k (k - 1) / 2 to their size's index sum."""
+        if count < 1:
+            return
+        size, runs, counts, index_sums = self.size, self._runs, self.counts, self.index_sums
         added = self.added
-        for _ in range(count):
-            if len(entries) == size:
-                old = entries[0]  # the deque drops it on append
-                left = counts[old] - 1
+        length = self._length
+        first = added - length  # index of the oldest entry
+        if count > size:  # the run's first count - size entries leave it at once
+            added += count - size
+            count = size
+        evict = length + count - size
+        if evict > 0:
+            length = size - count
+            while evict:
+                run = runs[0]
+                old, k = run
+                if k > evict:
+                    run[1] = k - evict
+                    k = evict
+                else:
+                    runs.popleft()
+                left = counts[old] - k
                 if left:
                     counts[old] = left
-                    index_sums[old] -= added - size
+                    index_sums[old] -= k * first + k * (k - 1) // 2
                 else:
                     del counts[old], index_sums[old]
-            entries.append(value)
-            counts[value] = counts.get(value, 0) + 1
-            index_sums[value] = index_sums.get(value, 0) + added
-            added += 1
-        self.added = added
+                first += k
+                evict -= k
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += count
+        else:
+            runs.append([value, count])
+        counts[value] = counts.get(value, 0) + count
+        index_sums[value] = index_sums.get(value, 0) + count * added + count * (count - 1) // 2
+        self._length = length + count
+        self.added = added + count
+
+    def tail(self, size: int) -> SlidingHistogram:
+        """The window of ``size`` (at most this one's) that was fed the same arrivals: this
+        window's last entries, with their arrival indexes; O(runs it holds)."""
+        if not 1 <= size <= self.size:
+            raise ValueError(f"a tail of a window of {self.size} needs 1 <= size <= it, "
+                             f"got {size}")
+        tail = SlidingHistogram(size)
+        counts, index_sums = tail.counts, tail.index_sums
+        take = tail._length = min(size, self._length)
+        end = tail.added = self.added  # one past the newest index
+        runs = []
+        for value, count in reversed(self._runs):
+            k = count if count < take else take
+            end -= k
+            counts[value] = counts.get(value, 0) + k
+            index_sums[value] = index_sums.get(value, 0) + k * end + k * (k - 1) // 2
+            runs.append([value, k])
+            take -= k
+            if not take:
+                break
+        runs.reverse()
+        tail._runs = deque(runs)
+        return tail
 
     def distribution(self) -> dict[int, float]:
         """Plain size shares over the window."""

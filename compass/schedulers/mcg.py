@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -52,6 +52,7 @@ from compass.schedulers.fragmentation_gradient import (
     checked_distribution,
     gradient_gang,
     untied,
+    whole_node_gang,
 )
 from compass.schedulers.registry import register
 
@@ -73,6 +74,8 @@ class PendingJobs:
     groups: dict[Shape, dict[int, Job]] = field(default_factory=dict)
     sizes: Counter[int] = field(default_factory=Counter)
     in_order: bool = True
+    #: (submit, id) of the latest arrival
+    _last: tuple[float, int] = (-math.inf, -1)
 
     @classmethod
     def of(cls, queue: Iterable[Job]) -> PendingJobs:
@@ -82,11 +85,14 @@ class PendingJobs:
         return pending
 
     def add(self, job: Job) -> None:
-        if self.jobs and _fifo_key(job) < _fifo_key(next(reversed(self.jobs.values()))):
+        key = (job.submit_time, job.job_id)
+        if key < self._last:
             self.in_order = False
+        self._last = key
+        g = job.gpus_per_instance
         self.jobs[job.job_id] = job
-        self.groups.setdefault((job.gpus_per_instance, job.num_instances), {})[job.job_id] = job
-        self.sizes[job.gpus_per_instance] += job.num_instances
+        self.groups.setdefault((g, job.num_instances), {})[job.job_id] = job
+        self.sizes[g] += job.num_instances
 
     def remove(self, job: Job) -> None:
         if self.jobs.pop(job.job_id, None) is None:
@@ -139,6 +145,8 @@ class MCG(Scheduler):
         #: greedy placements of this pass's shapes, valid until the first admission
         self._planned: dict[Shape, tuple[int, ...]] = {}
         self._planned_on: tuple[int, int] = (-1, -1)
+        #: P_recent per size 0..G, until the next arrival
+        self._recent_shares: list[float] | None = None
 
     def params(self) -> dict[str, Any]:
         return {
@@ -160,9 +168,11 @@ class MCG(Scheduler):
         self._keys = {}
         self._pending = PendingJobs()
         self._planned = {}
+        self._recent_shares = None
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.recent.add(job.gpus_per_instance, job.num_instances)
+        self._recent_shares = None
         self._pending.add(job)
         return ()
 
@@ -184,8 +194,11 @@ class MCG(Scheduler):
             return FragmentationGradient.of(checked_distribution(self.distribution, G), G)
         if not queue:
             return FragmentationGradient.of(self.recent.distribution(), G)
-        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G),
-                                             shares(self.recent.counts, G), self.beta)
+        recent = self._recent_shares
+        if recent is None or len(recent) != G + 1:
+            recent = self._recent_shares = shares(self.recent.counts, G)
+        return FragmentationGradient.blended(shares(self._mirror(queue).sizes, G), recent,
+                                             self.beta)
 
     def pass_distribution(self, queue: Sequence[Job], gpus_per_node: int) -> dict[int, float]:
         """p = beta P_pend + (1 - beta) P_recent, or the injected p (spec s. 4)."""
@@ -193,30 +206,41 @@ class MCG(Scheduler):
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
-    ) -> tuple[Sequence[Job], bool]:
+    ) -> tuple[Iterable[Job], bool]:
         """Jobs by (dF_J, submit, id). Without backfill a FIFO head that does not fit blocks
         the pass and the first refusal stops it, so the order ends at the first job that
         the capacity refuses (O(queue) sorting saved on a long queue); with backfill
         refusals are skipped, and the pass is FIFO with blocking while the oldest job
-        starves."""
+        starves. The order may be an iterator that the pass consumes once, in order
+        (``_by_gradient``)."""
         self._keys = {}
         self._planned = {}
+        self.gradient = None
         head = queue[0] if queue else None
         if (head is not None and not self.backfill and panel_fit(state, 1) is None
                 and state.instance_capacity(head.gpus_per_instance) < head.num_instances):
-            # a blocked FIFO head (dF_J = inf) needs no gradient: its place() refuses first
-            self.gradient = None
-            return [head], True
-        self.gradient = self.pass_gradient(queue, state.gpus_per_node)
+            # a blocked FIFO head (dF_J = inf) would be refused and block the pass: nothing
+            # is offered, and no gradient is needed
+            return (), True
         if not queue:
             return queue, True
+        pending = self._mirror(queue)
+        G = state.gpus_per_node
+        groups = pending.groups
+        if len(groups) > 1 or next(iter(groups))[0] != G:  # g = G is placed without it
+            self.gradient = self.pass_gradient(queue, G)
         if self.backfill and now - queue[0].submit_time > self.starvation_s:
             return queue, True
-        pending = self._mirror(queue)
+        if len(groups) == 1:
+            # one shape: one dF_J for all, so the order is FIFO (the queue's own, which the
+            # mirror holds in arrival order); a head that does not fit is refused first
+            if pending.in_order:
+                return queue, not self.backfill
+            return sorted(queue, key=_fifo_key), not self.backfill
         head_shape = (head.gpus_per_instance, head.num_instances)
         keys, planned = self._plan(state, pending)
         if not self.backfill and keys[head_shape] == math.inf:
-            return [head], True
+            return (), True  # the head does not fit: nothing is offered
         # the first job offered is placed on the state these placements were planned on
         self._planned = planned
         self._planned_on = (state.used_gpus, state.running_job_count)
@@ -224,27 +248,33 @@ class MCG(Scheduler):
             order = sorted(queue, key=lambda j: (keys[j.gpus_per_instance, j.num_instances],
                                                  j.submit_time, j.job_id))
             return order, not self.backfill
-        # sorted by (dF_J, submit, id): groups by dF_J, each group already in FIFO order
-        tied: dict[float, list[Shape]] = {}
-        for shape in pending.groups:
-            tied.setdefault(keys[shape], []).append(shape)
-        order: list[Job] = []
+        # sorted by (dF_J, submit, id): shapes grouped by dF_J, each shape in FIFO order
+        tied: dict[float, list[dict[int, Job]]] = {}
+        for shape, jobs in pending.groups.items():
+            tied.setdefault(keys[shape], []).append(jobs)
+        return self._by_gradient(tied, state), not self.backfill
+
+    def _by_gradient(self, tied: dict[float, list[dict[int, Job]]], state: ClusterState
+                     ) -> Iterator[Job]:
+        """The pass's order, produced as the pass takes it: it usually stops after a job or
+        two, so the rest is never listed or sorted. A tie is listed when reached (before
+        any of its jobs is placed, so ``place`` removing them from ``PendingJobs`` does not
+        touch it). A job of dF_J = inf does not fit at the pass's start and so not later
+        either (capacity only falls during a pass), whatever state the test reads."""
         for key in sorted(tied):
-            shapes = tied[key]
+            groups = tied[key]
             if key == math.inf and not self.backfill:
-                first = min((next(iter(pending.groups[s].values())) for s in shapes),
-                            key=_fifo_key)
+                first = min((next(iter(jobs.values())) for jobs in groups), key=_fifo_key)
                 if state.instance_capacity(first.gpus_per_instance) < first.num_instances:
-                    # refused whatever the pass admits before it (capacity only falls), so
-                    # the pass ends there: the jobs after it are never offered
-                    order.append(first)
-                    break
-            if len(shapes) == 1:
-                order.extend(pending.groups[shapes[0]].values())
+                    # refused whatever the pass admits before it, so the pass ends there:
+                    # the jobs after it are never offered
+                    yield first
+                    return
+            if len(groups) == 1:
+                yield from list(groups[0].values())
             else:
-                order.extend(sorted(chain.from_iterable(pending.groups[s].values()
-                                                        for s in shapes), key=_fifo_key))
-        return order, not self.backfill
+                yield from sorted(chain.from_iterable(jobs.values() for jobs in groups),
+                                  key=_fifo_key)
 
     def _plan(self, state: ClusterState, pending: PendingJobs
               ) -> tuple[dict[Shape, float], dict[Shape, tuple[int, ...]]]:
@@ -260,15 +290,16 @@ class MCG(Scheduler):
             widths.setdefault(g, []).append(w)
         keys: dict[Shape, float] = {}
         planned: dict[Shape, tuple[int, ...]] = {}
+        G = state.gpus_per_node
         for g, ws in widths.items():
-            gradient, key = self._rule(g)
             ws.sort(reverse=True)
             capacity = state.instance_capacity(g)  # a bound also on K > 1 domains
             for i, w in enumerate(ws):
-                nodes = None if w > capacity else greedy_gang(
-                    state, next(iter(pending.groups[g, w].values())), key)
+                nodes = None if w > capacity else self._gang(
+                    state, next(iter(pending.groups[g, w].values())))
                 if nodes is not None:
-                    sums = gradient.placement_gradients(state, g, nodes)
+                    sums = ([0.0] * w if g == G else
+                            self._rule(g)[0].placement_gradients(state, g, nodes))
                     for v in ws[i:]:
                         keys[g, v] = sums[v - 1]
                         planned[g, v] = nodes[:v]
@@ -290,12 +321,18 @@ class MCG(Scheduler):
         if nodes is None:
             if state.instance_capacity(g) < w:
                 return None  # greedy_gang's own first test, before any gradient is needed
-            nodes = greedy_gang(state, job, self._rule(g)[1])
+            nodes = self._gang(state, job)
             if nodes is None:
                 return None
         self._planned = {}
         self._pending.remove(job)
         return Placement(job.job_id, nodes)
+
+    def _gang(self, state: ClusterState, job: Job) -> tuple[int, ...] | None:
+        """The job's greedy placement by the pass's node rule (no mix for g = G)."""
+        if job.gpus_per_instance == state.gpus_per_node:
+            return whole_node_gang(state, job)
+        return greedy_gang(state, job, self._rule(job.gpus_per_instance)[1])
 
     def _rule(self, g: int) -> tuple[FragmentationGradient, NodeKey]:
         """The pass's gradient tables and node key for g-GPU instances."""
@@ -309,7 +346,11 @@ class MCG(Scheduler):
 def shares(counts: Mapping[int, int], gpus_per_node: int) -> list[float]:
     """Each size's share of ``counts`` per size 0..G (sizes above G dropped)."""
     total = sum(counts.values())
-    return [c / total if (c := counts.get(s, 0)) else 0.0 for s in range(gpus_per_node + 1)]
+    out = [0.0] * (gpus_per_node + 1)
+    for s, c in counts.items():
+        if c and s <= gpus_per_node:
+            out[s] = c / total
+    return out
 
 
 def node_key(gradient: FragmentationGradient, g: int, lb_weight: float) -> NodeKey:
