@@ -108,8 +108,9 @@ class Scheduler(ABC):
 
     def admission_order(
         self, queue: Sequence[Job], state: ClusterState, now: float
-    ) -> tuple[Sequence[Job], bool]:
-        """Jobs to offer, in order, and whether a refusal stops the pass (HOL blocking)."""
+    ) -> tuple[Iterable[Job], bool]:
+        """Jobs to offer, in order (the pass reads them once, so a generator may produce
+        them as it goes), and whether a refusal stops the pass (HOL blocking)."""
         return queue, True
 
     def check(self, state: ClusterState) -> None:

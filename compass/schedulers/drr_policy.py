@@ -29,7 +29,7 @@ weights are not public, so this is our own small stand-in [A]:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
@@ -179,7 +179,7 @@ class RecordingScheduler(Scheduler):
         return self.teacher.on_timer(state, now)
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState, now: float
-                        ) -> tuple[Sequence[Job], bool]:
+                        ) -> tuple[Iterable[Job], bool]:
         return self.teacher.admission_order(queue, state, now)
 
     def check(self, state: ClusterState) -> None:
