@@ -44,6 +44,19 @@ def test_goal_table_pairs_each_seed_with_its_best_baseline():
     assert row["pause goal met"] and row["ajct " + E.PLUS] == pytest.approx(100)
 
 
+def test_goal_table_adds_the_lead_over_best_fit_with_the_same_backfill_where_it_ran():
+    runs = runs_frame([90.0, 110.0], [0.6, 0.54])
+    assert "ajct lead vs " + E.BACKFILL_REFERENCE not in E.goal_table(runs, resamples=50)
+    reference = runs[runs["scheduler"] == E.PLUS].assign(
+        scheduler=E.BACKFILL_REFERENCE, variant=E.BACKFILL_REFERENCE,
+        ajct=[95.0, 100.0], agu=[0.55, 0.55], pause_per_job=0.0)
+    row = E.goal_table(pd.concat([runs, reference]), resamples=200).iloc[0]
+    assert row["ajct lead vs gfs-backfill"] == pytest.approx((5.0 - 10.0) / 2)
+    assert row["agu lead vs gfs-backfill"] == pytest.approx((0.05 - 0.01) / 2)
+    assert not row["ajct lead vs gfs-backfill >= 0 on every seed"]
+    assert row["ajct lead"] == pytest.approx(0.0)  # the goal's baselines are the paper's only
+
+
 def test_ablation_table_reports_each_variants_change():
     rows = [{"trace": t, "scheduler": E.PLUS, "variant": v, "seed": s, "ajct": a + s,
              "agu": 0.5, "afr": 0.0, "pause_per_job": p, "migrations_per_job": 0.0,
