@@ -2,8 +2,9 @@
 
 Not a test: run ``python benchmarks/bench_simulator.py`` (or ``python3 tasks.py bench``).
 Every figure is CPU time of this process and its solver children (``cpu_seconds``), best of
-``--repeat`` runs, with the wall time beside it; trace generation and validation are not
-timed. Two workloads, both SYNTHETIC:
+``--repeat`` runs, with the wall time beside it; on the filled stream the runs of all
+schedulers (and the floor loop) are taken in turn, so that a drift of the machine's speed
+touches them alike; trace generation and validation are not timed. Two workloads, both SYNTHETIC:
 
 * the filled stream (``benchmarks_common.filled_stream``) at every N: a backlog fills the
   cluster at t = 0 and arrivals alternate between 1.12 and 0.85 of its capacity, so it runs
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -54,6 +56,18 @@ def best(run, repeat: int) -> tuple[float, float, object]:
     return min(r[0] for r in runs), min(r[1] for r in runs), runs[-1][2]
 
 
+def best_interleaved(runs: dict[str, Callable[[], object]], repeat: int
+                     ) -> dict[str, tuple[float, float, object]]:
+    """``best`` of each run, the runs taken in turn ``repeat`` times, so that a drift of
+    the machine's speed touches all of them alike (their ratios are the figures)."""
+    times: dict[str, list[tuple[float, float, object]]] = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            times[name].append(timed(run))
+    return {name: (min(r[0] for r in t), min(r[1] for r in t), t[-1][2])
+            for name, t in times.items()}
+
+
 def simulate(scheduler: str, jobs: list, nodes: int):
     return Simulator(jobs, create(scheduler), SimulationConfig(nodes=nodes)).run()
 
@@ -65,15 +79,18 @@ def bench_stream(schedulers: list[str], nodes: int, jobs_per_node: float,
     half = trace.iloc[: len(trace) // 2]
     check(trace, nodes)  # the floor agrees with gfs on this stream
     events = instance_events(trace) - instance_events(half)
-    floor_full = best(lambda: floor_run(trace, nodes), repeat)
-    floor_half = best(lambda: floor_run(half, nodes), repeat)
-    floor_cpu = (floor_full[0] - floor_half[0]) / events
     jobs_all, jobs_half = jobs_from_frame(trace), jobs_from_frame(half)
+    runs: dict[str, Callable[[], object]] = {
+        "floor": lambda: floor_run(trace, nodes), "floor/2": lambda: floor_run(half, nodes)}
+    for name in schedulers:
+        runs[name] = lambda name=name: simulate(name, jobs_all, nodes)
+        runs[f"{name}/2"] = lambda name=name: simulate(name, jobs_half, nodes)
+    measured = best_interleaved(runs, repeat)
+    floor_cpu = (measured["floor"][0] - measured["floor/2"][0]) / events
     submit = trace["submit_time"].to_numpy()
     rows = []
     for name in schedulers:
-        full = best(lambda name=name: simulate(name, jobs_all, nodes), repeat)
-        part = best(lambda name=name: simulate(name, jobs_half, nodes), repeat)
+        full, part = measured[name], measured[f"{name}/2"]
         cpu = (full[0] - part[0]) / events
         wall = (full[1] - part[1]) / events
         profile = load_profile(full[2].timeline, submit[len(half)], submit[-1])
