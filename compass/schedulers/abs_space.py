@@ -625,37 +625,16 @@ class AbsSpace:
         return _EMPTY_KEY
 
     def _reindex(self, n: int) -> None:
-        """Refile node n under its ``_index_key``, computed inline, with the list buckets
-        updated by bisection in place: this runs after every primitive (``check`` compares
-        the key kept with ``_index_key``)."""
+        """Refile node n under its ``_index_key``; runs after every primitive."""
         self.changes += 1
-        strays = self._strays[n]
-        if self._slots[n] or (strays and not self._pool[n]):
-            count = len(strays)
-            new = ("slotted", self.gpus_per_node - self._profiled[n] - count - self._foreign[n],
-                   self._open[n] > 0, count > 0)
-        elif self._pool[n]:
-            new = ("pool", self._load[n], False, bool(strays))
-        else:
-            new = _EMPTY_KEY
-        old = self._key[n]
+        new, old = self._index_key(n), self._key[n]
         if new == old:
             return
         self._key[n] = new
         kind, level, vacancy, stray = new
         if kind != old[0] or level != old[1]:  # another bucket
-            homes = self._homes
-            bucket = homes[old[0]][old[1]]
-            if type(bucket) is list and (i := bisect_left(bucket, n)) < len(bucket) and (
-                    bucket[i] == n):
-                del bucket[i]
-            else:
-                bucket_remove(bucket, n)  # the set bucket, or a stale index (it raises)
-            bucket = homes[kind][level]
-            if type(bucket) is list:
-                insort(bucket, n)
-            else:
-                bucket.add(n)
+            bucket_remove(self._homes[old[0]][old[1]], n)
+            bucket_add(self._homes[kind][level], n)
         if vacancy != old[2]:
             (insort if vacancy else bucket_remove)(self._vacancy_nodes, n)
         if stray != old[3]:

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.schedulers.base import Move, Placement, Scheduler
-from compass.schedulers.gfs import best_fit_gang
+from compass.schedulers.base import Move, Placement
+from compass.schedulers.gfs import GFS
 from compass.schedulers.registry import register
 
 
@@ -101,7 +101,7 @@ class Backfill:
 
 
 @register
-class GfsBackfill(Scheduler):
+class GfsBackfill(GFS):
     """Best-fit (``gfs``) under EASY backfill (ours): the reference that tells what
     backfill alone gives, apart from COMPASS-ABS+'s packing."""
 
@@ -123,12 +123,12 @@ class GfsBackfill(Scheduler):
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         if not self.gate.admits(job, now):
             return None
-        nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)
-        if nodes is None:
+        placement = super().place(job, state, now)
+        if placement is None:
             self.gate.refused(job, state, now, job.gpus_per_instance)
             return None
         self.gate.started(job, now)
-        return Placement(job.job_id, nodes)
+        return placement
 
     def on_departure(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.gate.forget(job.job_id)

@@ -295,7 +295,7 @@ class CAFGD(Scheduler):
 
     def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
         self.predictor.add(job.gpus_per_instance, job.num_instances)
-        self._queued_gpus += job.num_instances * job.gpus_per_instance
+        self._queued_gpus += job.total_gpus
         self._gradients.clear()
         return ()
 
@@ -375,7 +375,7 @@ class CAFGD(Scheduler):
 
     def _start(self, job: Job, nodes: tuple[int, ...], now: float) -> Placement:
         """Record the job's known end time (start + run time) and admit it."""
-        self._queued_gpus -= job.num_instances * job.gpus_per_instance
+        self._queued_gpus -= job.total_gpus
         self._record_end(job.job_id, now + job.duration)
         self._hold_until.pop(job.job_id, None)
         return Placement(job.job_id, nodes)

@@ -106,16 +106,15 @@ def dense(distribution: SizeDistribution, gpus_per_node: int) -> list[float]:
 class FragmentationGradient:
     """F_p(0..G) and the rows dF_p(., g) for one distribution p on G-GPU nodes."""
 
-    __slots__ = ("_distribution", "_blend", "gpus_per_node", "frag", "_rows", "_exact",
+    __slots__ = ("_distribution", "_masses", "gpus_per_node", "frag", "_rows", "_exact",
                  "_rounded")
 
     def __init__(self, distribution: dict[int, float] | None, gpus_per_node: int,
-                 frag: tuple[float, ...],
-                 blend: tuple[Sequence[float], Sequence[float], float] | None = None) -> None:
-        """``frag`` is F_p; p is ``distribution``, or the masses ``blend`` = (a, b, weight)
-        mix, spelt out only when ``distribution`` is read (a per-job gradient never is)."""
+                 frag: tuple[float, ...], masses: Sequence[float] | None = None) -> None:
+        """``frag`` is F_p; p is ``distribution``, or its ``masses`` per size 0..G, spelt out
+        as a dictionary only when ``distribution`` is read (a per-job gradient never is)."""
         self._distribution = distribution
-        self._blend = blend
+        self._masses = masses
         self.gpus_per_node = gpus_per_node
         self.frag = frag
         self._rows: dict[int, tuple[float, ...]] = {}
@@ -131,10 +130,7 @@ class FragmentationGradient:
     def distribution(self) -> dict[int, float]:
         """p: size -> weight (of a blend: its non-zero masses of sizes 1..G)."""
         if self._distribution is None:
-            a, b, weight = self._blend
-            rest = 1.0 - weight
-            self._distribution = {s: m for s in range(1, len(a))
-                                  if (m := weight * a[s] + rest * b[s])}
+            self._distribution = {s: m for s, m in enumerate(self._masses) if s and m}
         return self._distribution
 
     @classmethod
@@ -147,19 +143,11 @@ class FragmentationGradient:
     def blended(cls, a: Sequence[float], b: Sequence[float], weight: float
                 ) -> FragmentationGradient:
         """``of(blend(a, b, weight), G)`` for masses a, b given per size 0..G (index 0 unused),
-        with the same floats (``fragmentation`` of the masses weight * a_s + (1 - weight) *
-        b_s) in one loop and no dictionary: O(G) for a per-job or per-pass mix (CAFGD's
+        with the same floats but no dictionary: O(G) for a per-job or per-pass mix (CAFGD's
         m(tau), MCG's p)."""
         rest = 1.0 - weight
-        G = len(a) - 1
-        if len(b) != G + 1:
-            raise ValueError(f"masses of different lengths: {len(a)} and {len(b)}")
-        frag = [0.0] * (G + 1)
-        above = 0.0
-        for f in range(G, -1, -1):
-            frag[f] = f * above
-            above += weight * a[f] + rest * b[f]
-        return cls(None, G, tuple(frag), (a, b, weight))
+        masses = [weight * x + rest * y for x, y in zip(a, b, strict=True)]
+        return cls(None, len(masses) - 1, fragmentation(masses), masses)
 
     def exact_delta(self, g: int) -> tuple[float, ...]:
         """F_p(f - g) - F_p(f) for f in 0..G (inf where f < g), not rounded: O(G), once per g."""

@@ -85,7 +85,7 @@ class PendingJobs:
         return pending
 
     def add(self, job: Job) -> None:
-        key = (job.submit_time, job.job_id)
+        key = _fifo_key(job)
         if key < self._last:
             self.in_order = False
         self._last = key
