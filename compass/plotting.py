@@ -19,26 +19,18 @@ import matplotlib.ticker as ticker
 import pandas as pd
 import seaborn as sns
 
-from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
+from compass.experiments.config import EXTENSION_SCHEDULERS
+from compass.schedulers import cards
 
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
-#: Fixed order: COMPASS-ABS, the six baselines of section 5.4, the oracle, our extension.
-SCHEDULER_ORDER = (*PAPER_SCHEDULERS, *EXTENSION_SCHEDULERS)
-#: Fixed colours (seaborn's colour-blind palette); names outside the order get the rest.
-COLORS = {
-    "compass-abs": "#d55e00", "gfs": "#0173b2", "fgd": "#029e73", "cafgd": "#cc78bc",
-    "mcg": "#ca9161", "fft": "#56b4e9", "drr": "#de8f05", "sifopt": "#949494",
-    # our extension beyond the paper (docs/theory.md section 8), apart from its schedulers
-    "compass-abs-plus": "#6a3d9a", "gfs-backfill": "#b15928",
-}
+#: Fixed order, colours (seaborn's colour-blind palette) and names, from the schedulers'
+#: cards: COMPASS-ABS, the six baselines of section 5.4, the oracle, our extension, then
+#: the variants. Names without a colour get one of the spare ones.
+SCHEDULER_ORDER = tuple(card.name for card in cards())
+COLORS = {card.name: card.color for card in cards() if card.color}
 _SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
-DISPLAY = {
-    "compass-abs": "COMPASS-ABS", "gfs": "GFS", "fgd": "FGD", "cafgd": "CAFGD", "mcg": "MCG",
-    "fft": "FFT", "drr": "DRR", "sifopt": "SIFOpt (oracle)",
-    "compass-abs-plus": "COMPASS-ABS+ (our extension)",
-    "gfs-backfill": "GFS + backfill (our reference)",
-}
+DISPLAY = {card.name: card.display for card in cards()}
 #: Axis labels with units.
 LABELS = {
     "afr": "AFR (share of nodes; lower is better)", "ajct": "AJCT (s; lower is better)",

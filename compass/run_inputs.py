@@ -1,22 +1,21 @@
 """What a run starts from: the trace, loaded and validated, and the scheduler, built.
 
 One helper for ``compass.simulate`` and ``compass.runtime.run_physical``, so both read a
-trace, label it and build a scheduler by name (training DRR's learned policy for the
-cluster when the parameters ask for it, ``compass.drr_training``) in the same way.
+trace, label it and build a scheduler by name in the same way: through the class's
+``builder`` when it declares one (a learned policy trained for the cluster).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from compass.drr_training import drr_arguments
-from compass.schedulers import Scheduler, create
-from compass.schedulers.drr import DRR
+from compass.schedulers import Scheduler, create, scheduler_class
 from compass.traces import read_trace, validate_trace
 
 
@@ -72,6 +71,9 @@ def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: in
             raise ValueError("scheduler_params apply only when scheduler is given by name")
         return scheduler
     args = dict(params or {})
-    if scheduler == DRR.name:
-        args = drr_arguments(args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
+    builder = scheduler_class(scheduler).builder
+    if builder:  # e.g. DRR's learned policy, trained for this cluster above the simulator
+        module, _, function = builder.partition(":")
+        args = getattr(import_module(module), function)(
+            args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
     return create(scheduler, seed=seed, **args)

@@ -16,13 +16,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-#: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C).
-PAPER_SCHEDULERS = ("compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr", "sifopt")
+from compass.schedulers import names_with_role
+
+#: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
+#: from the schedulers' cards (roles paper, baseline, oracle).
+PAPER_SCHEDULERS = names_with_role("paper", "baseline", "oracle")
 #: Our extension's schedulers, beyond the paper (docs/theory.md section 8): the profile key
 #: ``extension`` may name these only, and they never take part in a paper experiment.
-#: ``gfs-backfill`` (best-fit under the same EASY backfill) is the reference that tells how
+#: ``gfs-backfill`` (role reference: best-fit under the same EASY backfill) tells how
 #: much of COMPASS-ABS+'s lead its queue policy alone gives.
-EXTENSION_SCHEDULERS = ("compass-abs-plus", "gfs-backfill")
+EXTENSION_SCHEDULERS = names_with_role("extension", "reference")
 
 Demand = Literal["window", "support"]
 OnError = Literal["record", "raise"]

@@ -1,21 +1,49 @@
-"""Schedulers by name: ``available()`` lists them, ``create(name, **params)`` builds one."""
+"""Schedulers by name: ``available()`` lists them, ``create(name, **params)`` builds one.
 
-from compass.schedulers.base import Move, Placement, Scheduler, greedy_gang
-from compass.schedulers.registry import available, create, register, scheduler_class
+Every module of this package is imported here (``registry.discover``): a new scheduler is
+one module with a ``@register`` class, named nowhere else.
+"""
 
-# Importing the modules registers their schedulers.
-from compass.schedulers import (  # noqa: E402,F401  isort: skip
-    cafgd, compass_abs, drr, fft, fgd, first_fit, gfs, hierarchical, mcg, sifopt,
-    hierarchical_paper, compass_abs_plus, backfill,
+from compass.schedulers.base import (
+    ROLES,
+    Move,
+    Placement,
+    Role,
+    Scheduler,
+    SchedulerCard,
+    greedy_gang,
+)
+from compass.schedulers.registry import (
+    ENTRY_POINT_GROUP,
+    available,
+    cards,
+    create,
+    discover,
+    load_plugin,
+    load_plugins,
+    names_with_role,
+    register,
+    scheduler_class,
 )
 
+discover()
+
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "Move",
     "Placement",
+    "ROLES",
+    "Role",
     "Scheduler",
+    "SchedulerCard",
     "available",
+    "cards",
     "create",
+    "discover",
     "greedy_gang",
+    "load_plugin",
+    "load_plugins",
+    "names_with_role",
     "register",
     "scheduler_class",
 ]

@@ -106,6 +106,10 @@ class GfsBackfill(GFS):
     backfill alone gives, apart from COMPASS-ABS+'s packing."""
 
     name = "gfs-backfill"
+    role = "reference"
+    display = "GFS + backfill (our reference)"
+    color = "#b15928"
+    rank = 0
 
     def __init__(self, *, seed: int = 0) -> None:
         super().__init__(seed=seed)

@@ -16,11 +16,12 @@ the state, validating every decision first (docs/simulator.md). The hooks:
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job
@@ -70,11 +71,54 @@ class Placement:
     pre_moves: tuple[Move, ...] = ()
 
 
+#: What a scheduler is to the reproduction, in the order figures and tables show them: the
+#: paper's method (COMPASS-ABS), its baselines (section 5.4), the SIFOpt oracle (appendix C),
+#: our extension, the references that isolate a part of the extension, and variants (the
+#: pseudo-code as written, NVL72 hierarchies, plug-ins) that no default lane runs.
+Role = Literal["paper", "baseline", "oracle", "extension", "reference", "variant"]
+ROLES: tuple[Role, ...] = ("paper", "baseline", "oracle", "extension", "reference", "variant")
+
+
+@dataclass(frozen=True)
+class SchedulerCard:
+    """A scheduler's identity, declared once on its class and read by the registry, the
+    pipeline's role tuples and the figures' colour and name tables."""
+
+    name: str
+    role: Role
+    display: str
+    color: str | None
+    rank: int
+
+    @property
+    def sort_key(self) -> tuple[int, int, str]:
+        """Figures' order: by role (``ROLES``), then the class's ``rank``, then the name."""
+        return ROLES.index(self.role), self.rank, self.name
+
+
 class Scheduler(ABC):
-    """Base class: FIFO admission with head-of-line blocking, no migrations, no timer."""
+    """Base class: FIFO admission with head-of-line blocking, no migrations, no timer.
+
+    A subclass declares its card (``name``, ``role``, ``display``, ``color``, ``rank``) as
+    class attributes, and keeps each constructor argument as an attribute of the same name:
+    ``params()`` reads them back by the constructor's signature.
+    """
 
     #: Registry name (``compass.schedulers.available()``).
     name: ClassVar[str] = ""
+    #: The card (``card()``), never inherited: a class that declares no role is a variant.
+    #: The scheduler's role (``ROLES``).
+    role: ClassVar[Role] = "variant"
+    #: Name in figures and tables (default: ``name``).
+    display: ClassVar[str] = ""
+    #: Fixed colour in figures (hex), or None for one of the spare colours.
+    color: ClassVar[str | None] = None
+    #: Position among the schedulers of the same role (section 5.4's order for baselines).
+    rank: ClassVar[int] = 100
+    #: Dotted path ``module:function`` of a builder that turns a run's parameters into
+    #: constructor arguments above the scheduler layer (``compass.run_inputs``), called as
+    #: ``builder(params, nodes=, gpus_per_node=, seed=)``; "" when they go in unchanged.
+    builder: ClassVar[str] = ""
     #: Seconds between ``on_timer`` calls, or None for no timer.
     timer_period: float | None = None
     #: True if an admission pass or a timer, run again on the state and queue that an
@@ -90,9 +134,32 @@ class Scheduler(ABC):
     def __init__(self, *, seed: int = 0) -> None:
         self.seed = seed
 
+    @classmethod
+    def card(cls) -> SchedulerCard:
+        """The class's card (identity, role, display name, colour, rank), read from the
+        attributes the class itself declares: a subclass (``compass-abs-paper``) never
+        inherits its parent's role, colour or display name."""
+        own = vars(cls)
+        role = own.get("role", "variant")
+        if role not in ROLES:
+            raise ValueError(f"{cls.__name__}.role must be one of {ROLES}, got {role!r}")
+        return SchedulerCard(cls.name, role, own.get("display") or cls.name, own.get("color"),
+                             own.get("rank", 100))
+
+    @classmethod
+    def constructor_parameters(cls) -> tuple[str, ...]:
+        """The keyword arguments of the constructor (what ``params()`` records)."""
+        return tuple(name for name, p in inspect.signature(cls.__init__).parameters.items()
+                     if name != "self" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+
     def params(self) -> dict[str, Any]:
-        """Parameters that define this instance (recorded in a run's metadata)."""
-        return {"seed": self.seed}
+        """Parameters that define this instance (recorded in a run's metadata): each
+        constructor argument, read from the attribute of the same name."""
+        missing = [n for n in self.constructor_parameters() if not hasattr(self, n)]
+        if missing:
+            raise AttributeError(f"{type(self).__name__} keeps no attribute for its constructor "
+                                 f"argument(s) {missing}: params() reads them by name")
+        return {name: getattr(self, name) for name in self.constructor_parameters()}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         """Prepare for a run on an empty ``state``; ``workload`` is the whole trace window."""

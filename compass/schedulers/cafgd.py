@@ -222,6 +222,10 @@ class CAFGD(Scheduler):
     """FGD under a per-job predicted mix m(tau_j), best-fit warm-up, wait-for-peak hold."""
 
     name = "cafgd"
+    role = "baseline"
+    display = "CAFGD"
+    color = "#cc78bc"
+    rank = 3
 
     def __init__(
         self,
@@ -266,14 +270,6 @@ class CAFGD(Scheduler):
     def params(self) -> dict[str, Any]:
         return {
             **super().params(),
-            "short_window": self.short_window,
-            "long_window": self.long_window,
-            "water": self.water,
-            "hold_window": self.hold_window,
-            "hold_rule": self.hold_rule,
-            "quantize_scores": self.quantize_scores,
-            "integer_ramp": self.integer_ramp,
-            "clamp_lifecycle_weight": self.clamp_lifecycle_weight,
             "distribution_source": "online: instances fed at arrival; P_L top-K of the last "
             f"{self.long_window}, P_S recency-weighted last {self.short_window}",
             "long_term_distribution": dict(self.predictor.long_term),

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job, slot_width
@@ -342,6 +342,10 @@ class CompassAbs(Scheduler):
     """COMPASS-ABS (Algorithm 1) with the corrected Compact (docs/theory.md)."""
 
     name = "compass-abs"
+    role = "paper"
+    display = "COMPASS-ABS"
+    color = "#d55e00"
+    rank = 0
     #: Place is a function of the space (which mirrors the state) and the job; a refusal
     #: leaves no trace, so a pass repeated with no event between refuses again
     skip_idle_instants = True
@@ -357,10 +361,6 @@ class CompassAbs(Scheduler):
         #: the last job refused and ``space.changes`` then: Place is a function of the job
         #: and the space, so the same job on an unchanged space is refused again at once
         self._refused: tuple[Job, int] | None = None
-
-    def params(self) -> dict[str, Any]:
-        return {**super().params(), "compact_on_arrival": self.compact_on_arrival,
-                "one_gpu_overflow": self.one_gpu_overflow}
 
     @property
     def space(self) -> AbsSpace:
@@ -414,4 +414,6 @@ class CompassAbsPaper(CompassAbs):
     """COMPASS-ABS with Compact exactly as the pseudo-code of section 4.3.4."""
 
     name = "compass-abs-paper"
+    role = "variant"
+    rank = 1
     repair = False

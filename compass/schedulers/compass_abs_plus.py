@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from compass.cluster import ClusterState
 from compass.fragmentation import state_phi_star
@@ -130,6 +129,10 @@ class CompassAbsPlus(CompassAbs):
     compaction with end-aligned fills, and backfill (module docstring)."""
 
     name = "compass-abs-plus"
+    role = "extension"
+    display = "COMPASS-ABS+ (our extension)"
+    color = "#6a3d9a"
+    rank = 0
     #: backfill's gate and the free moves of jobs started at ``now`` read the time
     skip_idle_instants = False
 
@@ -156,15 +159,6 @@ class CompassAbsPlus(CompassAbs):
         self._started_at = -math.inf
         self._started: set[int] = set()
         self.gate = Backfill()
-
-    def params(self) -> dict[str, Any]:
-        return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
-                "admit_by_compaction": self.admit_by_compaction,
-                "lazy_compaction": self.lazy_compaction,
-                "backfill": self.backfill, "end_aligned": self.end_aligned,
-                "nsif": self.nsif,
-                "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
-                "max_evals": self.max_evals}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         super().reset(state, workload)

@@ -58,6 +58,11 @@ class DRR(Scheduler):
     """
 
     name = "drr"
+    role = "baseline"
+    display = "DRR"
+    color = "#de8f05"
+    rank = 6
+    builder = "compass.drr_training:drr_arguments"
     #: ``compass.drr_training.drr_arguments`` trains ``learned`` from these for the cluster
     build_parameters = {"policy": (Literal["best-fit", "learned"], "best-fit"),
                         "training_trace": (str | None, None)}
@@ -77,13 +82,19 @@ class DRR(Scheduler):
         self.learned = learned
 
     @property
+    def re_time(self) -> float:
+        """Seconds between drain cycles (the timer period)."""
+        assert self.timer_period is not None
+        return self.timer_period
+
+    @property
     def policy(self) -> str:
         """"best-fit" or "learned": what places the jobs."""
         return "best-fit" if self.learned is None else "learned"
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"re_time": self.timer_period, "util_threshold": self.util_threshold,
-                               "re_num": self.re_num, "seed": self.seed}
+        out = super().params()
+        del out["learned"]  # the policy object; what it is goes below
         if self.learned is not None:
             report = self.policy_report
             out.update(policy=self.policy, training_trace=self.learned.training,

@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from compass.cluster import ClusterState
 from compass.fragmentation import state_phi_star
@@ -70,6 +70,10 @@ class FFT(Scheduler):
     """Round-based: ILP repack at each round start, best-fit FIFO inside the round."""
 
     name = "fft"
+    role = "baseline"
+    display = "FFT"
+    color = "#56b4e9"
+    rank = 5
     #: rounds and best-fit read the state alone (idle rounds and instants are skipped)
     skip_idle_instants = True
 
@@ -92,10 +96,11 @@ class FFT(Scheduler):
         self.objective: FftObjective = objective
         self.stats = FFTStats()
 
-    def params(self) -> dict[str, Any]:
-        return {"round_s": self.timer_period, "time_limit": self.time_limit,
-                "node_limit": self.node_limit, "solver": self.solver,
-                "objective": self.objective, "seed": self.seed}
+    @property
+    def round_s(self) -> float:
+        """Seconds between rounds (the timer period)."""
+        assert self.timer_period is not None
+        return self.timer_period
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self.stats = FFTStats()

@@ -46,6 +46,10 @@ class FGD(Scheduler):
     """Min fragmentation gradient under the window's typical-pods mix, lowest index on ties."""
 
     name = "fgd"
+    role = "baseline"
+    display = "FGD"
+    color = "#029e73"
+    rank = 2
 
     def __init__(
         self,
@@ -69,10 +73,6 @@ class FGD(Scheduler):
     def params(self) -> dict[str, Any]:
         return {
             **super().params(),
-            "popularity_threshold": self.popularity_threshold,
-            "increase_step": self.increase_step,
-            "quantize_scores": self.quantize_scores,
-            "distribution": self.distribution,
             "distribution_source": "injected" if self.distribution is not None
             else "whole simulated window (all jobs passed to reset), per instance",
             "typical_pods": None if self.gradient is None else self.gradient.distribution,

@@ -29,6 +29,8 @@ class FirstFit(Scheduler):
     """First-fit by node index; no migration."""
 
     name = "first-fit"
+    role = "variant"
+    rank = 0
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         nodes = first_fit_gang(state, job.gpus_per_instance, job.num_instances)

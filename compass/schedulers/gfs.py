@@ -54,6 +54,10 @@ class GFS(Scheduler):
     """Best-fit (GFS): the node that leaves the fewest free GPUs, lowest index on ties."""
 
     name = "gfs"
+    role = "baseline"
+    display = "GFS"
+    color = "#0173b2"
+    rank = 1
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         nodes = best_fit_gang(state, job.gpus_per_instance, job.num_instances)

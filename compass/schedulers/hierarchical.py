@@ -77,6 +77,8 @@ class HierarchicalCompassAbs(CompassAbs):
     best-fit Place and drain (D.3; docs/nvl72.md)."""
 
     name = "compass-abs-hier"
+    role = "variant"
+    rank = 2
 
     def __init__(self, *, seed: int = 0, compact_on_arrival: bool = True,
                  one_gpu_overflow: bool = False) -> None:

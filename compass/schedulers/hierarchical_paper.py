@@ -129,6 +129,8 @@ class HierarchicalCompassAbsPaper(CompassAbsPaper):
     panel-slots of eq. 23 with 8-GPU panel fillers on domains."""
 
     name = "compass-abs-hier-paper"
+    role = "variant"
+    rank = 3
 
     def __init__(self, *, seed: int = 0, compact_on_arrival: bool = True,
                  one_gpu_overflow: bool = False) -> None:

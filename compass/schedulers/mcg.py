@@ -117,6 +117,10 @@ class MCG(Scheduler):
     """Queue ordered by job gradient under a pending + recent mix; gradient then load-balance."""
 
     name = "mcg"
+    role = "baseline"
+    display = "MCG"
+    color = "#ca9161"
+    rank = 4
 
     def __init__(
         self,
@@ -151,12 +155,6 @@ class MCG(Scheduler):
     def params(self) -> dict[str, Any]:
         return {
             **super().params(),
-            "beta": self.beta,
-            "recent_window": self.recent_window,
-            "starvation_s": self.starvation_s,
-            "lb_weight": self.lb_weight,
-            "backfill": self.backfill,
-            "distribution": self.distribution,
             "distribution_source": "injected" if self.distribution is not None else
             f"online: queued jobs (beta) + last {self.recent_window} arrived instances, per pass",
         }

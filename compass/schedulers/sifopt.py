@@ -41,7 +41,6 @@ from __future__ import annotations
 import functools
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -197,6 +196,10 @@ class SIFOpt(Scheduler):
     """Oracle: after every event the placement is a Phi* witness (SIF = 0)."""
 
     name = "sifopt"
+    role = "oracle"
+    display = "SIFOpt (oracle)"
+    color = "#949494"
+    rank = 0
     #: ``place`` hands out the slots the last event reserved: a pass with no event between
     #: finds none left
     skip_idle_instants = True
@@ -216,9 +219,6 @@ class SIFOpt(Scheduler):
         #: ... and those the repair could not order either (left undone: SIF may be > 0).
         self.unrealised = 0
 
-    def params(self) -> dict[str, Any]:
-        return {"keep_optimal": self.keep_optimal, "repair_time_limit": self.repair_time_limit,
-                "repair_node_limit": self.repair_node_limit, "seed": self.seed}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         self._queue = deque()

@@ -1,0 +1,106 @@
+"""Scheduler cards: one declaration per class, read by the registry, the pipeline's role
+tuples and the figures; ``params()`` read back by the constructor's signature; modules
+discovered; re-registering the same class tolerated, another class under a taken name not."""
+
+from __future__ import annotations
+
+import inspect
+import pkgutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import compass.schedulers as S
+from compass import plotting
+from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
+from compass.schedulers.gfs import GFS
+
+#: Section 5.4's order, written out independently of the cards.
+PAPER_ORDER = ("compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr", "sifopt")
+
+
+def test_role_tuples_come_from_the_cards_in_the_papers_order() -> None:
+    assert PAPER_SCHEDULERS == PAPER_ORDER
+    assert EXTENSION_SCHEDULERS == ("compass-abs-plus", "gfs-backfill")
+    roles = {c.name: c.role for c in S.cards()}
+    assert roles["compass-abs"] == "paper" and roles["sifopt"] == "oracle"
+    assert roles["compass-abs-paper"] == "variant"  # not inherited from compass-abs
+
+
+def test_plotting_tables_are_the_cards() -> None:
+    assert plotting.SCHEDULER_ORDER[: len(PAPER_ORDER)] == PAPER_ORDER
+    for card in S.cards():
+        assert plotting.display(card.name) == card.display
+        if card.color:
+            assert plotting.color(card.name) == card.color
+    colored = [c.color for c in S.cards() if c.color]
+    assert len(colored) == len(set(colored))  # no two schedulers share a colour
+
+
+def test_every_module_of_the_package_is_imported() -> None:
+    package = Path(S.__file__).parent
+    names = {m.name for m in pkgutil.iter_modules([str(package)])}
+    import sys
+    assert all(f"compass.schedulers.{n}" in sys.modules for n in names)
+    source = (package / "__init__.py").read_text()
+    assert "gfs" not in source.replace("greedy_gang", "")  # no module listed by hand
+
+
+@pytest.mark.parametrize("name", S.available())
+def test_params_are_the_constructor_arguments(name: str) -> None:
+    cls = S.scheduler_class(name)
+    signature = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    recorded = S.create(name).params()
+    wanted = [p for p in signature if p != "learned"]  # drr records its policy's report
+    assert [k for k in recorded if k in signature] == wanted
+    for key in wanted:
+        assert recorded[key] == inspect.signature(cls.__init__).parameters[key].default
+
+
+@given(water=st.floats(0.5, 1.0), hold=st.floats(0, 1000), short=st.integers(1, 500))
+def test_params_follow_the_values_given(water: float, hold: float, short: int) -> None:
+    params = S.create("cafgd", water=water, hold_window=hold, short_window=short).params()
+    assert (params["water"], params["hold_window"], params["short_window"]) == (water, hold,
+                                                                                 short)
+
+
+def test_a_constructor_argument_without_its_attribute_is_named() -> None:
+    class Forgetful(GFS):
+        def __init__(self, *, seed: int = 0, width: int = 3) -> None:
+            super().__init__(seed=seed)
+            self._width = width
+
+    with pytest.raises(AttributeError, match="width"):
+        Forgetful().params()
+
+
+def test_registering_the_same_class_again_is_tolerated() -> None:
+    def define() -> type[GFS]:
+        class CellScheduler(GFS):  # what a notebook cell run twice defines twice
+            name = "test-cell-scheduler"
+        return CellScheduler
+
+    try:
+        first = S.register(define())
+        second = S.register(define())
+        assert first is not second and S.scheduler_class("test-cell-scheduler") is second
+
+        class Other(GFS):
+            name = "test-cell-scheduler"
+
+        with pytest.raises(ValueError, match="already registered"):
+            S.register(Other)
+    finally:
+        S.registry._REGISTRY.pop("test-cell-scheduler", None)
+
+
+def test_an_unknown_role_is_refused() -> None:
+    class Odd(GFS):
+        name = "test-odd"
+        role = "champion"  # type: ignore[assignment]
+
+    with pytest.raises(ValueError, match="role"):
+        S.register(Odd)
+    assert "test-odd" not in S.available()
