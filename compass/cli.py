@@ -20,7 +20,7 @@ from compass.api import simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.model import G_DEFAULT
 from compass.run_inputs import build_scheduler
-from compass.schedulers import Scheduler, available
+from compass.schedulers import Scheduler, available, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, parameters, parse_params
 from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.traces import TraceError, demo_trace, load_trace
@@ -68,8 +68,33 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def _command(sub: argparse._SubParsersAction, name: str, text: str) -> argparse.ArgumentParser:
-    """A sub-command whose ``--help`` shows ``text`` and every option's default."""
-    return sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+    """A sub-command whose ``--help`` shows ``text`` and every option's default; like every
+    command it takes ``--plugin``."""
+    parser = sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+    _add_plugin_option(parser)
+    return parser
+
+
+def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
+    """``--plugin MODULE`` (repeatable): read by ``_load_plugins`` before the parser is
+    built, so that the plugin's schedulers are among the choices; listed here for ``--help``
+    and so that the full parser accepts it at any place."""
+    parser.add_argument("--plugin", action="append", default=argparse.SUPPRESS,
+                        metavar="MODULE",
+                        help="import MODULE first: the schedulers it registers can be named "
+                             "(repeatable; installed packages with a 'compass.schedulers' "
+                             "entry point are loaded without it) (default: none)")
+
+
+def _load_plugins(argv: Sequence[str]) -> None:
+    """Import the ``--plugin`` modules named anywhere in ``argv`` (and the installed ones)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--plugin", action="append", default=[])
+    known, _ = pre.parse_known_args(argv)
+    try:
+        load_plugins(known.plugin)
+    except ImportError as err:
+        raise UsageError(str(err)) from None
 
 
 def _number(kind: Callable[[str], Any], low: float, strict: bool) -> Callable[[str], Any]:
@@ -102,8 +127,19 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _scheduler_name(text: str) -> str:
+    """An argparse type: a registered scheduler name (the error says how a plugin comes in)."""
+    try:
+        return scheduler_class(text).name
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+_scheduler_name.__name__ = "scheduler"
+
+
 def _add_scheduler_option(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument("--scheduler", default=default, choices=available(), metavar="NAME",
+    parser.add_argument("--scheduler", default=default, type=_scheduler_name, metavar="NAME",
                         help=f"scheduler: {', '.join(available())}")
 
 
@@ -401,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
                 epilog="'compass COMMAND --help' describes a command. A user error is one "
                        "line on stderr and exit status 2.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    _add_plugin_option(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     p.set_defaults(func=_print_help(p))
 
@@ -432,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the workload and schedulers")
     d.add_argument("--migration-cost", type=NONNEGATIVE, default=DEFAULT_MIGRATION_COST,
                    help="c: seconds a migrated job pauses")
-    d.add_argument("--schedulers", nargs="*", choices=available(), metavar="NAME",
+    d.add_argument("--schedulers", nargs="*", type=_scheduler_name, metavar="NAME",
                    help="which schedulers, by name as --scheduler of simulate (default: all "
                         "registered)")
     _add_param_option(d, note=", given to every scheduler run (each must have it)")
@@ -449,6 +486,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        _load_plugins(argv)
+    except UsageError as e:
+        print(f"compass: {e}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

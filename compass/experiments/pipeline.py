@@ -28,6 +28,7 @@ from compass.experiments.case_study import CaseWindow, choose_windows, write_win
 from compass.experiments.classes import table1
 from compass.experiments.config import (
     CaseStudyConfig,
+    ConfigError,
     PhysicalConfig,
     PipelineConfig,
     ResolvedTrace,
@@ -48,7 +49,7 @@ from compass.experiments.layout import (
 )
 from compass.experiments.runs import case_runs, cpu_seconds, run_batch
 from compass.experiments.tables import write_table
-from compass.schedulers import available
+from compass.schedulers import available, load_plugins
 
 #: What the physical runs import (the ``runtime`` extra).
 RUNTIME_MODULES = ("ray", "torch")
@@ -172,7 +173,15 @@ class Plan:
 
 
 def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
-    """Parse, check and resolve a profile (raises ``ConfigError`` with the reason)."""
+    """Parse, check and resolve a profile (raises ``ConfigError`` with the reason).
+
+    The profile's ``plugins`` are imported first (and, through the environment, in every
+    process the run starts), so that their schedulers are registered when checked.
+    """
+    try:
+        load_plugins(raw.get("plugins") or ())
+    except ImportError as err:
+        raise ConfigError(f"plugins: {err}") from None
     cfg = parse_config(raw)
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())

@@ -15,11 +15,12 @@ from compass.schedulers.base import (
 )
 from compass.schedulers.registry import (
     ENTRY_POINT_GROUP,
+    PLUGINS_ENV,
     available,
     cards,
     create,
     discover,
-    load_plugin,
+    load_outside,
     load_plugins,
     names_with_role,
     register,
@@ -30,6 +31,7 @@ discover()
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "PLUGINS_ENV",
     "Move",
     "Placement",
     "ROLES",
@@ -41,7 +43,7 @@ __all__ = [
     "create",
     "discover",
     "greedy_gang",
-    "load_plugin",
+    "load_outside",
     "load_plugins",
     "names_with_role",
     "register",

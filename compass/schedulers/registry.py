@@ -8,6 +8,7 @@ profile (``plugins:``), or a package that declares an entry point in the group
 
 from __future__ import annotations
 
+import os
 import pkgutil
 from collections.abc import Iterable
 from importlib import import_module, metadata
@@ -17,8 +18,11 @@ from compass.schedulers.base import Role, Scheduler, SchedulerCard
 
 #: The entry-point group through which an installed package adds schedulers.
 ENTRY_POINT_GROUP = "compass.schedulers"
+#: Environment variable naming plugin modules (comma-separated) every process loads.
+PLUGINS_ENV = "COMPASS_PLUGINS"
 
 _REGISTRY: dict[str, type[Scheduler]] = {}
+_outside_loaded = False
 
 
 def register(cls: type[Scheduler]) -> type[Scheduler]:
@@ -44,18 +48,22 @@ def _identity(cls: type) -> tuple[str, str]:
 
 
 def available() -> list[str]:
-    """Registered scheduler names, sorted."""
+    """Registered scheduler names, sorted (installed plugins and ``COMPASS_PLUGINS`` first
+    loaded, ``load_outside``)."""
+    load_outside()
     return sorted(_REGISTRY)
 
 
 def scheduler_class(name: str) -> type[Scheduler]:
+    if name not in _REGISTRY:
+        load_outside()
     try:
         return _REGISTRY[name]
     except KeyError:
         known = ", ".join(available())
         raise ValueError(f"unknown scheduler {name!r}; available: {known} (an outside "
-                         "scheduler comes in with --plugin MODULE or the profile's "
-                         "plugins:)") from None
+                         "scheduler comes in with --plugin MODULE, the profile's plugins: "
+                         f"or an entry point in the group {ENTRY_POINT_GROUP!r})") from None
 
 
 def create(name: str, **params: Any) -> Scheduler:
@@ -69,35 +77,49 @@ def cards() -> list[SchedulerCard]:
 
 
 def names_with_role(*roles: Role) -> tuple[str, ...]:
-    """Registered names whose role is one of ``roles``, in the order of ``roles`` and then
-    of the cards."""
-    found = cards()
-    return tuple(c.name for role in roles for c in found if c.role == role)
+    """The package's own schedulers whose role is one of ``roles``, in the order of
+    ``roles`` and then of the cards. A plugin's role shows in its card (figures) but never
+    enlists it in the pipeline's lanes: a profile names it under ``schedulers``."""
+    own = [c for c in cards() if _REGISTRY[c.name].__module__.startswith(f"{__package__}.")]
+    return tuple(c.name for role in roles for c in own if c.role == role)
 
 
-def discover(package: str = "compass.schedulers") -> None:
+def discover(package: str = __package__) -> None:
     """Import every module of ``package`` (importing a module registers its schedulers)."""
     root = import_module(package)
     for info in pkgutil.iter_modules(root.__path__, f"{package}."):
         import_module(info.name)
 
 
-def load_plugin(module: str) -> list[str]:
-    """Import ``module`` (its ``@register`` classes register themselves) and return the
-    names it added."""
+def load_plugins(modules: Iterable[str] = ()) -> list[str]:
+    """Import ``modules`` (their ``@register`` classes register themselves) after the
+    installed plugins; the names added, sorted. The modules are added to ``PLUGINS_ENV``,
+    so that processes started from this one (the pipeline's jobs, its notebooks, a
+    sweep's workers) load them too."""
     before = set(_REGISTRY)
-    import_module(module)
+    load_outside()
+    modules = [m for m in modules if m]
+    for module in modules:
+        try:
+            import_module(module)
+        except ImportError as err:
+            raise ImportError(f"plugin {module!r} cannot be imported: {err}") from err
+    named = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
+    os.environ[PLUGINS_ENV] = ",".join(dict.fromkeys([*named, *modules]))
     return sorted(set(_REGISTRY) - before)
 
 
-def load_plugins(modules: Iterable[str] = ()) -> list[str]:
-    """Load the entry points of ``ENTRY_POINT_GROUP`` (each a module, or a scheduler class
-    that is then registered) and ``modules``; the names added, sorted."""
-    before = set(_REGISTRY)
+def load_outside() -> None:
+    """Once per process: load the entry points of ``ENTRY_POINT_GROUP`` (each a module, or a
+    scheduler class that is then registered) and the modules named in ``PLUGINS_ENV``."""
+    global _outside_loaded
+    if _outside_loaded:
+        return
+    _outside_loaded = True
     for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         loaded = point.load()
         if isinstance(loaded, type) and issubclass(loaded, Scheduler):
             register(loaded)
-    for module in modules:
-        load_plugin(module)
-    return sorted(set(_REGISTRY) - before)
+    for module in os.environ.get(PLUGINS_ENV, "").split(","):
+        if module:
+            import_module(module)
