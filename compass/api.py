@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,13 +41,18 @@ def simulate(
     pause_rule: PauseRule = "per-event",
     debug_checks: bool = False,
     progress: bool = False,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
 ) -> SimulationResult:
-    """Replay ``trace`` (canonical DataFrame or CSV path) under ``scheduler`` on ``nodes`` nodes.
+    """Replay ``trace`` under ``scheduler`` on ``nodes`` nodes.
 
-    Job ids come back as given, whole numbers or text, in the jobs table and migration log.
+    ``trace`` is a canonical DataFrame or the path of a trace file in any registered format
+    (``compass.traces.formats``): detected from its header, or named by ``format``;
+    ``columns`` (``{"old": "new"}``) renames header columns first. Job ids come back as
+    given, whole numbers or text, in the jobs table and migration log.
     """
     run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                      scheduler_params=scheduler_params)
+                      scheduler_params=scheduler_params, format=format, columns=columns)
     policy = run.scheduler
     config = SimulationConfig(
         nodes=nodes, gpus_per_node=gpus_per_node, migration_cost=migration_cost,

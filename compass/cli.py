@@ -33,6 +33,8 @@ from compass.traces.fetch import (
     verify_trace,
 )
 from compass.traces.fidelity import calibration_checks
+from compass.traces.formats import formats
+from compass.traces.loading import parse_columns
 from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
 from compass.traces.windows import class_shares, day_summary
 
@@ -167,6 +169,22 @@ def _trace_arg(value: str) -> pd.DataFrame | Path:
     return demo_trace() if value == DEMO_TRACE else Path(value)
 
 
+def _columns(text: str) -> dict[str, str]:
+    """An argparse type: ``old=new,...`` pairs (``compass.traces.loading.parse_columns``)."""
+    try:
+        return parse_columns(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _add_format_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", default="auto", choices=["auto", *formats()],
+                        help="trace format (auto: the one whose columns the header holds)")
+    parser.add_argument("--columns", type=_columns, default={}, metavar="OLD=NEW,...",
+                        help="rename header columns before the format is read "
+                             "(default: none)")
+
+
 def _write_result(result, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     result.jobs.to_csv(out / "jobs.csv", index=False)
@@ -180,7 +198,7 @@ def _write_result(result, out: Path) -> None:
 def cmd_simulate(args: argparse.Namespace) -> int:
     result = simulate(
         _trace_arg(args.trace), _scheduler(args.scheduler, args.seed, args.param, args.nodes),
-        nodes=args.nodes,
+        nodes=args.nodes, format=args.format, columns=args.columns,
         migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
         progress=not args.quiet,
     )
@@ -260,7 +278,8 @@ def cmd_trace_synth(args: argparse.Namespace) -> int:
 
 def cmd_trace_stats(args: argparse.Namespace) -> int:
     """Load report, Table 1 shares, per-day composition, N(eta) and rho; checks if synthetic."""
-    frame, report = load_trace(args.file, args.format, return_report=True)
+    frame, report = load_trace(args.file, args.format, columns=args.columns,
+                               return_report=True)
     print(report)
     sources = sorted(frame["source"].astype(str).unique())
     synthetic = all(s.startswith(SYNTHETIC_PREFIX) for s in sources)
@@ -393,8 +412,7 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
 
     t = _command(tsub, "stats", "shares, composition, N(eta) and rho per day of a trace")
     t.add_argument("file", help="the trace file")
-    t.add_argument("--format", default="auto", help="trace format (auto: from the header)",
-                   choices=["auto", "canonical", "helios", "alibaba-spot", "alibaba-openb"])
+    _add_format_options(t)
     t.add_argument("--eta", type=_fraction, nargs="+", default=[0.85, 0.90, 0.95],
                    help="load factors of the cluster sizes N(eta) (eq. 12-13)")
     t.add_argument("--out", help="also write the per-day table to this CSV (default: do not)")
@@ -441,8 +459,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     p.set_defaults(func=_print_help(p))
 
-    s = _command(sub, "simulate", "replay a canonical trace under one scheduler")
-    s.add_argument("--trace", required=True, help=f"canonical CSV, or '{DEMO_TRACE}'")
+    s = _command(sub, "simulate", "replay a trace under one scheduler")
+    s.add_argument("--trace", required=True,
+                   help=f"trace file in any format of --format, or '{DEMO_TRACE}'")
+    _add_format_options(s)
     _add_scheduler_option(s, "gfs")
     _add_param_option(s)
     s.add_argument("--nodes", type=POSITIVE_INT, required=True, help="nodes of the cluster")

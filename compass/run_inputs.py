@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 
 from compass.schedulers import Scheduler, create, scheduler_class
-from compass.traces import read_trace, validate_trace
+from compass.traces import validate_trace
+from compass.traces.loading import read_run_trace
 
 
 @dataclass(frozen=True)
@@ -45,15 +46,19 @@ def prepare_run(
     scheduler_params: Mapping[str, Any] | None = None,
     max_jobs: int | None = None,
     label: str | None = None,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
 ) -> RunInputs:
-    """Load ``trace`` (a canonical frame or CSV path; the first ``max_jobs`` jobs if given)
-    and build ``scheduler`` (a registered name with ``scheduler_params``, or an instance
-    used as it is) for a cluster of ``nodes`` x ``gpus_per_node``.
+    """Load ``trace`` (a canonical frame, or the path of a trace file in any registered
+    format: detected, or ``format``, with ``columns`` renamed first; the first ``max_jobs``
+    jobs if given) and build ``scheduler`` (a registered name with ``scheduler_params``, or
+    an instance used as it is) for a cluster of ``nodes`` x ``gpus_per_node``.
 
     ``label`` names the trace in the metadata (default: the path, or "<DataFrame>").
     """
     if isinstance(trace, (str, Path)):
-        frame, name = read_trace(trace, gpus_per_node=gpus_per_node), str(trace)
+        frame = read_run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node)
+        name = str(trace)
     else:
         frame, name = validate_trace(trace, gpus_per_node=gpus_per_node), "<DataFrame>"
     if max_jobs is not None:

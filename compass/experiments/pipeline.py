@@ -50,6 +50,7 @@ from compass.experiments.layout import (
 from compass.experiments.runs import case_runs, cpu_seconds, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available, load_plugins
+from compass.traces.formats import formats
 
 #: What the physical runs import (the ``runtime`` extra).
 RUNTIME_MODULES = ("ray", "torch")
@@ -183,6 +184,10 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     except ImportError as err:
         raise ConfigError(f"plugins: {err}") from None
     cfg = parse_config(raw)
+    for name, spec in cfg.traces.items():
+        if spec.real and spec.real.format != "auto" and spec.real.format not in formats():
+            raise ConfigError(f"traces.{name}.real.format: unknown trace format "
+                              f"{spec.real.format!r}; 'auto' or one of {sorted(formats())}")
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}

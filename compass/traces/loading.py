@@ -1,23 +1,29 @@
-"""``load_trace``: one entry point from a trace file in any supported format to the canonical frame.
+"""``load_trace``: one entry point from a trace file in any registered format to the
+canonical frame.
 
-Formats: ``canonical`` (our own CSV), ``helios`` (Venus ``cluster_log.csv``),
-``alibaba-spot`` (GFS ``job_info_df.csv``), ``alibaba-openb`` (FGD's openb pod list), and
-``auto``, which picks the one format whose signature columns the header holds.
+Formats (``compass.traces.formats``): ``canonical`` (our own CSV), ``helios`` (Venus
+``cluster_log.csv``), ``alibaba-spot`` (GFS ``job_info_df.csv``), ``alibaba-openb`` (FGD's
+openb pod list), and any a plugin registers; ``auto`` picks the one format whose signature
+columns the header holds. ``columns={"old": "new"}`` renames header columns first, so that
+a file with other column names can be read by a format.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import csv
+import io
+import tempfile
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
 import pandas as pd
 
 from compass.model import G_DEFAULT
-from compass.traces.alibaba_openb import load_alibaba_openb
-from compass.traces.alibaba_spot import load_alibaba_spot
-from compass.traces.helios import load_helios
-from compass.traces.ingest import PROVENANCE_COLUMNS, LoadReport
+from compass.traces.formats import formats, trace_format
+from compass.traces.formats.canonical import load_canonical
+from compass.traces.ingest import LoadReport
 from compass.traces.schema import (
     CANONICAL_COLUMNS,
     TraceError,
@@ -26,69 +32,114 @@ from compass.traces.schema import (
     read_trace,
 )
 
-Loader = Callable[..., tuple[pd.DataFrame, LoadReport]]
+__all__ = ["detect_format", "load_canonical", "load_trace", "parse_columns", "read_run_trace",
+           "schema_text"]
 
-#: Columns whose presence identifies each format in ``auto`` detection.
-SIGNATURES: dict[str, frozenset[str]] = {
-    "canonical": frozenset(CANONICAL_COLUMNS),
-    "helios": frozenset({"job_id", "gpu_num", "node_num", "submit_time", "duration"}),
-    "alibaba-spot": frozenset({"job_name", "gpu_request", "worker_num", "submit_time",
-                               "duration"}),
-    "alibaba-openb": frozenset({"name", "num_gpu", "gpu_milli"}),
-}
+#: A format name, or "auto".
+Format = str
 
 
-def load_canonical(
-    path: str | Path, *, gpus_per_node: int = G_DEFAULT
-) -> tuple[pd.DataFrame, LoadReport]:
-    """A canonical CSV: validated as is; ``source_id``/``source`` are added when absent."""
-    frame = read_trace(path, gpus_per_node=gpus_per_node)
-    if "source_id" not in frame:
-        frame["source_id"] = pd.array(frame["job_id"].astype(str), dtype="string")
-    if "source" not in frame:
-        frame["source"] = "canonical"
-    ordered = [*CANONICAL_COLUMNS, *PROVENANCE_COLUMNS]
-    frame = frame[ordered + [c for c in frame.columns if c not in ordered]]
-    return frame, LoadReport(str(path), "canonical", len(frame), len(frame), {}, {})
-
-
-LOADERS: dict[str, Loader] = {
-    "canonical": load_canonical,
-    "helios": load_helios,
-    "alibaba-spot": load_alibaba_spot,
-    "alibaba-openb": load_alibaba_openb,
-}
-Format = Literal["auto", "canonical", "helios", "alibaba-spot", "alibaba-openb"]
+def schema_text() -> str:
+    """The canonical schema and every format's signature columns, for error messages."""
+    lines = [f"the canonical schema: {', '.join(CANONICAL_COLUMNS)} (one row per job: "
+             "job_id, submit_time s, duration s, num_instances w, gpus_per_instance g)"]
+    lines += [f"{name}: {', '.join(sorted(f.signature))} ({f.description})"
+              for name, f in formats().items() if name != "canonical"]
+    return "; ".join(lines)
 
 
 def detect_format(path: str | Path) -> str:
     """The single format whose signature columns the file's header contains."""
     source = str(path)
     header = set(read_csv_text(path, nrows=0).columns)
-    matches = [name for name, cols in SIGNATURES.items() if cols <= header]
+    matches = [name for name, f in formats().items() if f.signature <= header]
     if len(matches) != 1:
         why = "matches several formats " + str(matches) if matches else "matches no format"
-        raise TraceError(source, f"header {header_text(sorted(header))} {why}; pass format= one of "
-                                 f"{sorted(LOADERS)}")
+        raise TraceError(source, f"header {header_text(sorted(header))} {why}; pass format= one "
+                                 f"of {sorted(formats())}, or rename columns with columns= "
+                                 f"(CLI: --columns old=new,...). Formats: {schema_text()}")
     return matches[0]
 
 
+def parse_columns(text: str) -> dict[str, str]:
+    """``{"old": "new"}`` from ``old=new,old2=new2`` (the CLI's ``--columns``)."""
+    out: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        old, sep, new = (s.strip() for s in item.partition("="))
+        if not sep or not old or not new:
+            raise ValueError(f"expected old=new pairs separated by commas, got {item!r}")
+        out[old] = new
+    return out
+
+
 @overload
-def load_trace(path: str | Path, format: Format = ..., *,
+def load_trace(path: str | Path, format: Format = ..., *, columns: Mapping[str, str] | None = ...,
                return_report: Literal[False] = ..., **options: Any) -> pd.DataFrame: ...
 @overload
-def load_trace(path: str | Path, format: Format = ..., *,
+def load_trace(path: str | Path, format: Format = ..., *, columns: Mapping[str, str] | None = ...,
                return_report: Literal[True], **options: Any) -> tuple[pd.DataFrame, LoadReport]: ...
-def load_trace(path, format="auto", *, return_report=False, **options):
+def load_trace(path, format="auto", *, columns=None, return_report=False, **options):
     """Load ``path`` into the canonical frame (plus ``source_id``, ``source``).
 
-    ``options`` go to the format's loader (e.g. ``states=`` for helios, ``backlog=`` for
-    alibaba-spot). With ``return_report=True`` the ``LoadReport`` (rows kept and dropped by
-    reason) comes back too.
+    ``columns`` renames header columns first (``{"old": "new"}``). ``options`` go to the
+    format's loader (e.g. ``states=`` for helios, ``backlog=`` for alibaba-spot,
+    ``gpus_per_node=`` for all). With ``return_report=True`` the ``LoadReport`` (rows kept
+    and dropped by reason) comes back too.
     """
-    name = detect_format(path) if format == "auto" else format
-    if name not in LOADERS:
-        raise ValueError(f"unknown trace format {format!r}; choose 'auto' or one of "
-                         f"{sorted(LOADERS)}")
-    frame, report = LOADERS[name](path, **options)
+    if columns:
+        with tempfile.TemporaryDirectory() as folder:
+            renamed = _renamed_copy(Path(path), columns, Path(folder))
+            frame, report = load_trace(renamed, format, return_report=True, **options)
+        report = replace(report, path=str(path))
+    else:
+        fmt = trace_format(detect_format(path) if format == "auto" else format)
+        frame, report = fmt.load(path, **options)
     return (frame, report) if return_report else frame
+
+
+def _renamed_copy(path: Path, columns: Mapping[str, str], folder: Path) -> Path:
+    """A copy of ``path`` under ``folder`` whose header has ``columns`` renamed (the rows
+    are copied byte for byte)."""
+    header = set(read_csv_text(path, nrows=0).columns)
+    unknown = sorted(set(columns) - header)
+    if unknown:
+        raise TraceError(str(path), f"columns= renames {unknown}, not in the header "
+                                    f"{header_text(sorted(header))}")
+    with path.open(encoding="utf-8", newline="") as src:
+        first = src.readline()
+        names = next(csv.reader([first]))
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow([columns.get(n, n) for n in names])
+        end = first[len(first.rstrip("\r\n")):]
+        copy = folder / path.name
+        with copy.open("w", encoding="utf-8", newline="") as dst:
+            dst.write(out.getvalue() + end)
+            for line in src:
+                dst.write(line)
+    return copy
+
+
+def read_run_trace(path: str | Path, format: Format = "auto", *,
+                   columns: Mapping[str, str] | None = None,
+                   gpus_per_node: int = G_DEFAULT) -> pd.DataFrame:
+    """The trace a run replays, from a file in any format (``compass simulate``,
+    ``compass.simulate``, the physical runs).
+
+    A canonical CSV is read as it is (``read_trace``: no provenance columns added, its own
+    errors naming the missing canonical columns, then the other formats' signatures); any
+    other format, or a file whose columns are renamed, goes through ``load_trace``.
+    """
+    if columns or format not in ("auto", "canonical"):
+        return load_trace(path, format, columns=columns, gpus_per_node=gpus_per_node)
+    if format == "auto":
+        header = set(read_csv_text(path, nrows=0).columns)
+        others = [n for n, f in formats().items() if n != "canonical" and f.signature <= header]
+        if others and not set(CANONICAL_COLUMNS) <= header:
+            return load_trace(path, format, gpus_per_node=gpus_per_node)
+    try:
+        return read_trace(path, gpus_per_node=gpus_per_node)
+    except TraceError as err:
+        if format == "auto" and err.row is None:  # a header that matches nothing
+            err.problem += (f"; or pass format= one of {sorted(formats())} or rename columns "
+                            f"with columns= (CLI: --columns old=new,...). {schema_text()}")
+        raise
