@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "simulate": "compass.api",
     "SimulationResult": "compass.api",
+    "sweep": "compass.sweeping",
     "inherent_partial_nodes": "compass.fragmentation",
     "wcc_holds": "compass.fragmentation",
     "load_trace": "compass.traces",

@@ -21,8 +21,9 @@ from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_pac
 from compass.model import G_DEFAULT
 from compass.run_inputs import build_scheduler
 from compass.schedulers import Scheduler, available, load_plugins, scheduler_class
-from compass.schedulers.params import ParameterError, parameters, parse_params
+from compass.schedulers.params import ParameterError, convert, parameters, parse_params
 from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
+from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, sweep
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,
@@ -206,6 +207,59 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     s = result.summary
     print(f"{s['scheduler']}: AFR={s['afr']:.4f} AJCT={s['ajct']:.1f}s AGU={s['agu']:.4f} "
           f"migrations={s['migrations']} -> {args.out}")
+    return 0
+
+
+def _grid_item(text: str) -> tuple[str, list[str]]:
+    """An argparse type: ``KEY=V1,V2,...`` (one axis of ``compass sweep``)."""
+    key, sep, values = text.partition("=")
+    items = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not key.strip() or not items:
+        raise argparse.ArgumentTypeError(f"expected KEY=V1,V2,..., got {text!r}")
+    return key.strip(), items
+
+
+def _typed_grid(axes: Sequence[tuple[str, list[str]]], schedulers: Sequence[str]
+                ) -> dict[str, list[Any]]:
+    """Each axis's values typed as its setting or as the parameter of a scheduler that has
+    it (``compass.schedulers.params.convert``)."""
+    grid: dict[str, list[Any]] = {}
+    for key, items in axes:
+        name = ALIASES.get(key, key)
+        if name in SETTINGS:
+            kind = SETTINGS[name]
+            try:
+                grid[name] = [kind(v) for v in items]
+            except ValueError:
+                raise UsageError(f"sweep: {key} takes {kind.__name__} values, got "
+                                 f"{items}") from None
+            continue
+        owners = [parameters(s)[name] for s in schedulers if name in parameters(s)]
+        if not owners:
+            raise UsageError(f"sweep: {key!r} is neither a setting {sorted(SETTINGS)} nor a "
+                             f"parameter of {list(schedulers)}")
+        grid[name] = [convert(v, owners[0].annotation) for v in items]
+    return grid
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Every combination of the grid under every scheduler -> one CSV row per run."""
+    grid = _typed_grid(args.grid, args.schedulers)
+    try:
+        table = sweep(_trace_arg(args.trace), args.schedulers, grid, samples=args.samples,
+                      processes=args.processes, nodes=args.nodes, eta=args.eta,
+                      cache=None if args.no_cache else args.cache, format=args.format,
+                      columns=args.columns)
+    except ValueError as err:
+        raise UsageError(f"sweep: {err}") from None
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    shown = [c for c in ("scheduler", "seed", *grid, "nodes", "afr", "ajct", "agu",
+                         "migrations") if c in table]
+    print(table[list(dict.fromkeys(shown))].to_string(
+        index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"{len(table)} runs -> {out}")
     return 0
 
 
@@ -474,6 +528,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed of the scheduler")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
+
+    w = _command(sub, "sweep", "a grid of runs of one trace -> one CSV row per run")
+    w.add_argument("--trace", required=True,
+                   help=f"trace file in any format of --format, or '{DEMO_TRACE}'")
+    _add_format_options(w)
+    w.add_argument("--schedulers", nargs="+", required=True, type=_scheduler_name,
+                   metavar="NAME", help="the schedulers, each run at every grid point")
+    w.add_argument("--grid", action="append", type=_grid_item, default=[],
+                   metavar="KEY=V1,V2,...",
+                   help="one swept axis, repeatable: eta, nodes, cost (migration_cost), "
+                        "pause_rule or a scheduler parameter (default: no axis)")
+    w.add_argument("--nodes", type=POSITIVE_INT, default=None,
+                   help="nodes of the cluster, unless eta or nodes is swept or --eta given")
+    w.add_argument("--eta", type=_fraction, default=None,
+                   help="size the cluster by N(eta) of eq. 13 instead of --nodes")
+    w.add_argument("--samples", type=POSITIVE_INT, default=1,
+                   help="scheduler seeds per grid point (0, 1, ...)")
+    w.add_argument("--processes", type=POSITIVE_INT, default=1, help="worker processes")
+    w.add_argument("--cache", default=str(DEFAULT_CACHE),
+                   help="folder of cached runs (one file per configuration)")
+    w.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    w.add_argument("--out", required=True, help="output CSV (one row per run)")
+    w.set_defaults(func=cmd_sweep)
 
     f = _command(sub, "sif", "Phi*, the WCC and a witness packing for SIZE=COUNT pairs")
     f.add_argument("counts", nargs="+", metavar="SIZE=COUNT",
