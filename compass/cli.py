@@ -540,9 +540,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one swept axis, repeatable: eta, nodes, cost (migration_cost), "
                         "pause_rule or a scheduler parameter (default: no axis)")
     w.add_argument("--nodes", type=POSITIVE_INT, default=None,
-                   help="nodes of the cluster, unless eta or nodes is swept or --eta given")
+                   help="nodes of the cluster (default: none; size by --eta or a swept eta "
+                        "or nodes instead)")
     w.add_argument("--eta", type=_fraction, default=None,
-                   help="size the cluster by N(eta) of eq. 13 instead of --nodes")
+                   help="size the cluster by N(eta) of eq. 13 instead of --nodes (default: none)")
     w.add_argument("--samples", type=POSITIVE_INT, default=1,
                    help="scheduler seeds per grid point (0, 1, ...)")
     w.add_argument("--processes", type=POSITIVE_INT, default=1, help="worker processes")
