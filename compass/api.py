@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +16,21 @@ from compass.model import G_DEFAULT
 from compass.run_inputs import prepare_run
 from compass.schedulers import Scheduler
 from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
-from compass.traces import jobs_from_frame
+from compass.traces import jobs_from_frame, validate_trace
+from compass.traces.loading import read_run_trace
 from compass.traces.schema import external_ids, restore_ids
+from compass.traces.windows import cluster_size
+
+
+class UndefinedMetric(UserWarning):
+    """A headline metric that a run leaves undefined (NaN), with the reason."""
+
+
+#: AFR (eq. 15) and AGU (eq. 17) average over T_peak (eq. 14), the time with a queue.
+NO_PEAK = ("AFR and AGU are undefined (NaN): the queue was never non-empty, so T_peak (eq. "
+           "14), the time they average over, is empty; the cluster of {nodes} nodes is large "
+           "enough for this trace. Compare AJCT, or size the cluster smaller (eta < 1 or "
+           "fewer nodes) to measure fragmentation under load")
 
 
 @dataclass
@@ -33,7 +48,8 @@ def simulate(
     trace: pd.DataFrame | str | Path,
     scheduler: str | Scheduler = "gfs",
     *,
-    nodes: int,
+    nodes: int | None = None,
+    eta: float | None = None,
     gpus_per_node: int = G_DEFAULT,
     migration_cost: float = DEFAULT_MIGRATION_COST,
     seed: int = 0,
@@ -43,16 +59,30 @@ def simulate(
     progress: bool = False,
     format: str = "auto",
     columns: Mapping[str, str] | None = None,
+    label: str | None = None,
 ) -> SimulationResult:
     """Replay ``trace`` under ``scheduler`` on ``nodes`` nodes.
 
     ``trace`` is a canonical DataFrame or the path of a trace file in any registered format
     (``compass.traces.formats``): detected from its header, or named by ``format``;
-    ``columns`` (``{"old": "new"}``) renames header columns first. Job ids come back as
-    given, whole numbers or text, in the jobs table and migration log.
+    ``columns`` (``{"old": "new"}``) renames header columns first. The cluster has ``nodes``
+    nodes, or N(``eta``) of eq. 13 for this trace (give one of them). ``label`` names the
+    trace in the metadata. Job ids come back as given, whole numbers or text, in the jobs
+    table and migration log. A metric the run leaves undefined (AFR and AGU without a
+    queue) is NaN, with an ``UndefinedMetric`` warning that says why.
     """
+    if (nodes is None) == (eta is None):
+        raise ValueError("give the cluster's size as exactly one of nodes= or eta=")
+    if eta is not None:
+        if isinstance(trace, (str, Path)):
+            label = label or str(trace)
+            trace = read_run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node)
+        nodes = cluster_size(validate_trace(trace, gpus_per_node=gpus_per_node), eta,
+                             gpus_per_node).nodes
+    assert nodes is not None
     run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                      scheduler_params=scheduler_params, format=format, columns=columns)
+                      scheduler_params=scheduler_params, format=format, columns=columns,
+                      label=label)
     policy = run.scheduler
     config = SimulationConfig(
         nodes=nodes, gpus_per_node=gpus_per_node, migration_cost=migration_cost,
@@ -65,6 +95,7 @@ def simulate(
         "scheduler": policy.name,
         "scheduler_params": policy.params(),
         "nodes": nodes,
+        "eta": eta,
         "gpus_per_node": gpus_per_node,
         "migration_cost": migration_cost,
         "pause_rule": pause_rule,
@@ -73,4 +104,6 @@ def simulate(
         "trace_source": run.trace_source,
     }
     summary = {**metrics.summarize(jobs, records.timeline), **metadata}
+    if len(jobs) and math.isnan(summary["afr"]):
+        warnings.warn(UndefinedMetric(NO_PEAK.format(nodes=nodes)), stacklevel=2)
     return SimulationResult(jobs, records.timeline, migrations, summary, metadata)

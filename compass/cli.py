@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from compass import __version__
-from compass.api import simulate
+from compass.api import UndefinedMetric, simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.model import G_DEFAULT
 from compass.run_inputs import build_scheduler
@@ -35,9 +36,10 @@ from compass.traces.fetch import (
 )
 from compass.traces.fidelity import calibration_checks
 from compass.traces.formats import formats
-from compass.traces.loading import parse_columns
-from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX, synthesize
-from compass.traces.windows import class_shares, day_summary
+from compass.traces.loading import parse_columns, read_run_trace
+from compass.traces.scaling import load_scaled
+from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX
+from compass.traces.windows import class_shares, cluster_size, day_summary
 
 DEMO_TRACE = "demo"
 
@@ -186,10 +188,13 @@ def _add_format_options(parser: argparse.ArgumentParser) -> None:
                              "(default: none)")
 
 
-def _write_result(result, out: Path) -> None:
+def _write_result(result, out: Path, timeline: bool = True) -> None:
     out.mkdir(parents=True, exist_ok=True)
     result.jobs.to_csv(out / "jobs.csv", index=False)
-    result.timeline.to_csv(out / "timeline.csv", index=False)
+    if timeline:
+        result.timeline.to_csv(out / "timeline.csv", index=False)
+    else:
+        (out / "timeline.csv").unlink(missing_ok=True)  # not a stale one from another run
     result.migrations.to_csv(out / "migrations.csv", index=False)
     summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
                for k, v in result.summary.items()}
@@ -197,16 +202,33 @@ def _write_result(result, out: Path) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    result = simulate(
-        _trace_arg(args.trace), _scheduler(args.scheduler, args.seed, args.param, args.nodes),
-        nodes=args.nodes, format=args.format, columns=args.columns,
-        migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
-        progress=not args.quiet,
-    )
-    _write_result(result, Path(args.out))
+    trace = _trace_arg(args.trace)
+    if args.eta is not None:  # size by N(eta) of eq. 13 (the trace is read once here)
+        label = args.trace
+        if not isinstance(trace, pd.DataFrame):
+            trace = read_run_trace(trace, args.format, columns=args.columns)
+        nodes = cluster_size(trace, args.eta).nodes
+    else:
+        label, nodes = None, args.nodes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetric)
+        result = simulate(
+            trace, _scheduler(args.scheduler, args.seed, args.param, nodes),
+            nodes=nodes, format=args.format, columns=args.columns, label=label,
+            migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
+            progress=not args.quiet,
+        )
+    _write_result(result, Path(args.out), timeline=not args.no_timeline)
     s = result.summary
-    print(f"{s['scheduler']}: AFR={s['afr']:.4f} AJCT={s['ajct']:.1f}s AGU={s['agu']:.4f} "
-          f"migrations={s['migrations']} -> {args.out}")
+
+    def num(key: str, spec: str) -> str:
+        return "n/a" if math.isnan(s[key]) else format(s[key], spec)
+
+    sized = f" on {nodes} nodes (N({args.eta:g}))" if args.eta is not None else ""
+    print(f"{s['scheduler']}{sized}: AFR={num('afr', '.4f')} AJCT={s['ajct']:.1f}s "
+          f"AGU={num('agu', '.4f')} migrations={s['migrations']} -> {args.out}")
+    for warning in caught:
+        print(f"note: {warning.message}", file=sys.stderr)
     return 0
 
 
@@ -320,13 +342,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_trace_synth(args: argparse.Namespace) -> int:
     """Write a SYNTHETIC calibrated trace as a canonical CSV."""
-    frame = synthesize(args.kind, days=args.days, start_day=args.start_day, seed=args.seed)
+    frame = load_scaled(args.kind, args.load_scale, days=args.days, start_day=args.start_day,
+                        seed=args.seed)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out, index=False)
     days = frame["submit_time"] // 86_400
-    print(f"SYNTHETIC trace {SYNTHETIC_PREFIX}{args.kind} (seed {args.seed}): {len(frame)} jobs, "
-          f"days {int(days.min())}..{int(days.max())} -> {out}")
+    scale = "" if args.load_scale == 1 else f", arrivals x{args.load_scale:g}"
+    print(f"SYNTHETIC trace {SYNTHETIC_PREFIX}{args.kind} (seed {args.seed}{scale}): "
+          f"{len(frame)} jobs, days {int(days.min())}..{int(days.max())} -> {out}")
     return 0
 
 
@@ -461,6 +485,9 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
                    help="number of days (default: the calibrated span; physmix: 1)")
     t.add_argument("--start-day", type=NONNEGATIVE_INT, default=0, help="first day index")
     t.add_argument("--seed", type=int, default=0, help="seed of the generator")
+    t.add_argument("--load-scale", type=POSITIVE, default=1.0,
+                   help="arrival rate as a multiple of the calibrated one (e.g. 4 for a "
+                        "cluster four times the size N(eta) of the calibrated trace)")
     t.add_argument("--out", required=True, help="output CSV")
     t.set_defaults(func=cmd_trace_synth)
 
@@ -519,8 +546,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format_options(s)
     _add_scheduler_option(s, "gfs")
     _add_param_option(s)
-    s.add_argument("--nodes", type=POSITIVE_INT, required=True, help="nodes of the cluster")
+    size = s.add_mutually_exclusive_group(required=True)
+    size.add_argument("--nodes", type=POSITIVE_INT, help="nodes of the cluster (default: none)")
+    size.add_argument("--eta", type=_fraction,
+                      help="size the cluster by N(eta) of eq. 13 (p_eta of the trace's "
+                           "concurrent GPU demand) instead of --nodes (default: none)")
     s.add_argument("--out", required=True, help="output folder")
+    s.add_argument("--no-timeline", action="store_true",
+                   help="do not write timeline.csv (one row per event instant: large runs)")
     s.add_argument("--migration-cost", type=NONNEGATIVE, default=DEFAULT_MIGRATION_COST,
                    help="c: seconds a migrated job pauses")
     s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"],

@@ -81,7 +81,7 @@ USAGE_ERRORS = {  # argv: what the one line must say
     ("sif", "8=3", "--nodes", "2"): "total demand 24 GPUs does not fit into 2 nodes",
     ("sif", "8=1", "--nodes", "0"): "argument --nodes: expected an integer > 0, got '0'",
     ("bogus",): "invalid choice: 'bogus'",
-    ("simulate", "--trace", "demo", "--out", "o"): "required: --nodes",
+    ("simulate", "--trace", "demo", "--out", "o"): "one of the arguments --nodes --eta is required",
     ("simulate", "--trace", "demo", "--out", "o", "--nodes", "1e23"): "expected an integer > 0",
     ("simulate", "--trace", "demo", "--out", "o", "--nodes", "2", "--migration-cost", "-1"):
         "argument --migration-cost: expected a number >= 0, got '-1'",
