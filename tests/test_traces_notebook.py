@@ -28,7 +28,38 @@ def test_notebook_runs_on_a_wcc_stress_day(tmp_path):
     out = tmp_path / "explore.ipynb"
     papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(tmp_path), progress_bar=False,
                                parameters={"trace": "venus-synth", "day": day, "days": 1,
-                                           "seed": 0})
+                                           "first_day": day, "seed": 0})
     text = out.read_text()
     assert f"rho(day {day}) = 0." in text  # below 1: the WCC fails part of the day
     assert "SYNTHETIC synthetic:venus-synth" in text and "image/png" in text
+
+
+def _two_day_trace(tmp_path: Path) -> Path:
+    """A SYNTHETIC two-day canonical file (days 0 and 1)."""
+    from compass.traces import synthesize
+
+    path = tmp_path / "two_days.csv"
+    synthesize("gfs-synth", days=2, start_day=0, seed=1).to_csv(path, index=False)
+    return path
+
+
+def test_notebook_defaults_to_the_busiest_day_and_shows_shapes(tmp_path):
+    from compass.traces import load_trace
+    from compass.traces.explore import busiest_day
+
+    path = _two_day_trace(tmp_path)
+    out = tmp_path / "explore.ipynb"
+    papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(tmp_path), progress_bar=False,
+                               parameters={"trace": str(path)})
+    text = out.read_text()
+    busiest = busiest_day(load_trace(path))
+    assert f"on day {busiest} (the busiest)" in text and "days 0..1" in text
+    assert "gpu_time_share" in text and "durations by GPUs per instance" in text
+
+
+def test_notebook_names_the_span_of_a_day_it_lacks(tmp_path):
+    path = _two_day_trace(tmp_path)
+    with pytest.raises(papermill.PapermillExecutionError, match=r"outside the trace's span: "
+                                                               r"days 0\.\.1"):
+        papermill.execute_notebook(str(NOTEBOOK), str(tmp_path / "x.ipynb"), cwd=str(tmp_path),
+                                   progress_bar=False, parameters={"trace": str(path), "day": 92})
