@@ -77,7 +77,7 @@ def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: in
         return scheduler
     args = dict(params or {})
     builder = scheduler_class(scheduler).builder
-    if builder:  # e.g. DRR's learned policy, trained for this cluster above the simulator
+    if builder:  # e.g. a learned policy, trained for this cluster above the simulator
         module, _, function = builder.partition(":")
         args = getattr(import_module(module), function)(
             args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)

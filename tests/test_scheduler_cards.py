@@ -104,3 +104,43 @@ def test_an_unknown_role_is_refused() -> None:
     with pytest.raises(ValueError, match="role"):
         S.register(Odd)
     assert "test-odd" not in S.available()
+
+
+def test_run_inputs_names_no_scheduler_and_loads_no_simulator() -> None:
+    import subprocess
+    import sys
+
+    import compass.run_inputs as R
+
+    source = Path(R.__file__).read_text().lower()
+    assert not [n for n in S.available() if f'"{n}"' in source or f"import {n}" in source]
+    assert "drr" not in source
+    code = ("import sys, compass.run_inputs; "
+            "print('compass.simulator' in sys.modules, 'compass.drr_training' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
+    """A class's ``builder`` turns the run's parameters into constructor arguments."""
+    from compass.run_inputs import build_scheduler
+
+    calls = []
+
+    def builder(params, *, nodes, gpus_per_node, seed):
+        calls.append((dict(params), nodes, gpus_per_node, seed))
+        return {}
+
+    class Built(GFS):
+        name = "test-built"
+        builder = f"{__name__}:_BUILDER"
+
+    monkeypatch.setitem(globals(), "_BUILDER", builder)
+    S.register(Built)
+    try:
+        made = build_scheduler("test-built", nodes=7, gpus_per_node=8, seed=3,
+                               params={"anything": 1})
+        assert isinstance(made, Built) and calls == [({"anything": 1}, 7, 8, 3)]
+    finally:
+        S.registry._REGISTRY.pop("test-built", None)
