@@ -21,7 +21,7 @@ from compass.api import UndefinedMetric, simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.model import G_DEFAULT
 from compass.run_inputs import build_scheduler
-from compass.schedulers import Scheduler, available, load_plugins, scheduler_class
+from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, convert, parameters, parse_params
 from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, sweep
@@ -520,9 +520,12 @@ def _print_help(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace
 
 
 def cmd_schedulers(args: argparse.Namespace) -> int:
-    """The registered names; with ``--params`` each one's parameters, types and defaults."""
-    for name in available():
-        print(name)
+    """The registered names with their role and display name (the cards, in the figures'
+    order); with ``--params`` each one's parameters, types and defaults."""
+    available()  # the installed plugins first
+    for card in cards():
+        print(f"{card.name}  [{card.role}] {card.display}")
+        name = card.name
         if args.params:
             for p in parameters(name).values():
                 print(f"    {p.name}: {p.type_name} = {p.default!r}")

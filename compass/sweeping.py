@@ -8,7 +8,8 @@ schedulers that have it (the others run once for all its values, with the column
 Each run's row holds the settings, the parameters and every metric of
 ``compass.metrics.summarize``; rows are cached on disk by configuration (the trace's
 content, the scheduler, its parameters, the settings, the seed and compass's version), so
-that a sweep run again, or grown, replays only what it has not run.
+that a sweep run again, or grown, replays only what it has not run. The key does not see a
+scheduler's code: after changing it, clear the cache folder (or pass ``cache=None``).
 """
 
 from __future__ import annotations

@@ -50,6 +50,8 @@ def test_the_plugin_runs_through_the_cli_only_when_named(tmp_path: Path) -> None
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("worst-fit: AFR=")
     assert (tmp_path / "wf" / "summary.json").exists()
+    listed = _cli("--plugin", "compass_worst_fit", "schedulers")
+    assert "worst-fit  [variant] Worst-fit (plugin)" in listed.stdout.splitlines()
     missing = _cli("--plugin", "no_such_plugin_module", "schedulers")
     assert missing.returncode == 2 and "no_such_plugin_module" in missing.stderr
 
