@@ -121,3 +121,25 @@ def test_a_profile_loads_its_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "compass_worst_fit" in os.environ[PLUGINS_ENV].split(",")  # its jobs load it too
     with pytest.raises(ConfigError, match="no_such_plugin_module"):
         make_plan({**raw, "plugins": ["no_such_plugin_module"]}, ROOT)
+
+
+def test_an_installed_entry_point_needs_no_option(tmp_path: Path) -> None:
+    """What ``pip install examples/compass-worst-fit`` leaves on the path: the package and a
+    ``*.dist-info`` with the pyproject's entry points. A fresh process finds the scheduler
+    through ``importlib.metadata`` alone."""
+    declared = tomllib.loads((PLUGIN / "pyproject.toml").read_text())["project"]
+    info = tmp_path / f"compass_worst_fit-{declared['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {declared['name']}\n"
+                                   f"Version: {declared['version']}\n")
+    lines = [line for group, points in declared["entry-points"].items()
+             for line in [f"[{group}]", *(f"{k} = {v}" for k, v in points.items())]]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    env = _env()
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "compass.cli", "simulate", "--trace", "demo",
+                           "--nodes", "8", "--scheduler", "worst-fit", "--out",
+                           str(tmp_path / "wf"), "--quiet"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("worst-fit: AFR=")
