@@ -84,7 +84,7 @@ def test_worst_fit_places_on_the_emptiest_node(jobs: list[tuple[int, int]]) -> N
     with the most free GPUs (lowest index on ties); a job that does not fit whole is refused."""
     sys.path.insert(0, str(SRC))
     try:
-        registry.load_plugins(["compass_worst_fit"])
+        import compass_worst_fit  # noqa: F401  registers worst-fit (no environment change)
     finally:
         sys.path.remove(str(SRC))
     scheduler, state = compass.schedulers.create("worst-fit"), ClusterState(4, 8)
@@ -113,7 +113,7 @@ def _profile(**extra: object) -> dict:
 
 def test_a_profile_loads_its_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(SRC))
-    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    monkeypatch.setenv(PLUGINS_ENV, "")  # restored (removed) after the test
     raw = _profile()
     raw.update(plugins=["compass_worst_fit"], schedulers=[*raw["schedulers"], "worst-fit"])
     plan = make_plan(raw, ROOT)

@@ -104,8 +104,9 @@ def load_plugins(modules: Iterable[str] = ()) -> list[str]:
             import_module(module)
         except ImportError as err:
             raise ImportError(f"plugin {module!r} cannot be imported: {err}") from err
-    named = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
-    os.environ[PLUGINS_ENV] = ",".join(dict.fromkeys([*named, *modules]))
+    if modules:
+        named = [m for m in os.environ.get(PLUGINS_ENV, "").split(",") if m]
+        os.environ[PLUGINS_ENV] = ",".join(dict.fromkeys([*named, *modules]))
     return sorted(set(_REGISTRY) - before)
 
 
