@@ -47,6 +47,6 @@ def test_the_lead_panel_draws_each_group_with_its_interval():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["GFS", "Venus"]
     bars = [c for c in ax.containers]  # the errorbar of the sample with an interval
     assert len(bars) == 1
-    lines = bars[0].lines[2][0].get_segments()[0]  # the horizontal bar: 0.5 % to 1.5 %
-    assert [round(x, 6) for x, _ in lines] == [0.5, 1.5]
+    lines = bars[0].lines[2][0].get_segments()[0]  # the horizontal bar, in seconds
+    assert [round(x, 6) for x, _ in lines] == [5.0, 15.0]
     assert "right: COMPASS-ABS better" in ax.get_xlabel()  # two lines: no overlap
