@@ -23,7 +23,7 @@ from matplotlib.collections import LineCollection, PathCollection, PolyCollectio
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from compass.experiments.aggregate import LOWER_IS_BETTER
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
 from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
 from compass.experiments.paper_values import LEAD, PaperValue
 
@@ -199,7 +199,7 @@ def _paper_span(mark: PaperValue, metric: str, best_baseline: float) -> tuple[fl
     placed where COMPASS-ABS would sit with it, counted from our strongest baseline."""
     if mark.who != LEAD:
         return mark.low, mark.high
-    if metric in LOWER_IS_BETTER and LOWER_IS_BETTER[metric]:
+    if MEASURE_LOWER_IS_BETTER.get(metric, True):
         return best_baseline - mark.high, best_baseline - mark.low
     return best_baseline + mark.low, best_baseline + mark.high
 
@@ -309,7 +309,7 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
                 if name in values and pd.notna(values[name]):
                     points.setdefault(name, []).append(float(values[name]))
         baseline_values = [v for n in BASELINES for v in points.get(n, [])]
-        best = (min if LOWER_IS_BETTER.get(metric, True) else max)(baseline_values) \
+        best = (min if MEASURE_LOWER_IS_BETTER.get(metric, True) else max)(baseline_values) \
             if baseline_values else math.nan
         marks = [(m, _paper_span(m, metric, best), _rows_of(m.who, names)) for m in paper
                  if m.metric == metric and m.applies_to(group)]
@@ -334,7 +334,7 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
             tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
-        ax.set_xlabel(label)
+        ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
         _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])
@@ -420,7 +420,7 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
     arrow at the edge with its last value written beside it."""
     names = order(means["scheduler"])
     fig, panels = _metric_panels(means, col, metrics, (4.2, 0.6, 2.4, 1.2))
-    for ax, r, _, metric, group, part in panels:
+    for ax, r, c, metric, group, part in panels:
         lines = {name: part[part["scheduler"] == name].sort_values(x) for name in names}
         for name, line in lines.items():
             ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
@@ -434,7 +434,8 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
                 _mark_off_scale(ax, name, line["value"].iloc[-1], side, limits,
                                 line[x].iloc[-1], "y")
         ax.set_xlabel(LABELS.get(x, x))
-        ax.set_ylabel(LABELS.get(metric, metric))
+        if not c:  # the row's metric, once: a label beside an inner panel would run into it
+            ax.set_ylabel(textwrap.fill(LABELS.get(metric, metric), 26))
         if r == 0:
             ax.set_title(TRACES.get(str(group), str(group)))
     handles, labels = panels[0][0].get_legend_handles_labels()
