@@ -18,7 +18,8 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 | every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
-| every figure | ``compare``, ``lead_story``, ``series_story``, ``top1_story``: what it shows on this run beside ``paper_values`` (the paper's stated values) |
+| every figure | ``compare``, ``lead_story``, ``series_story``, ``top1_story``: its reading |
+| the paper's stated values | ``paper_values`` (paper/paper_values.yaml) |
 | beyond the paper | ``Results.with_extension``, ``extension_leads``: COMPASS-ABS+ (ours) |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes

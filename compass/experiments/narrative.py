@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, leads
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, TIE_TOLERANCE, leads
 from compass.experiments.paper_values import LEAD, PaperValue
 
 #: How measures are named in the text.
@@ -105,7 +105,8 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
             metrics: Sequence[str] | None = None, note: str = "") -> Story:
     """The reading of a dot grid or sweep: per metric, COMPASS-ABS's lead over the strongest
     baseline in each group (positive: COMPASS-ABS better), the groups where it ranks first
-    (ties count), its range and the baselines' range against the paper's stated ranges.
+    (ties within ``aggregate.TIE_TOLERANCE`` count, as in ``aggregate.top1``), its range and
+    the baselines' range against the paper's stated ranges.
 
     ``means``: long frame (``by``, scheduler, metric, value), as the figure draws it;
     ``note``: a line on the paper's side (e.g. why it states nothing here)."""
@@ -125,7 +126,8 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
         if part.empty:
             continue
         keys = [tuple(r) if len(by) > 1 else r[0] for r in part[list(by)].to_numpy()]
-        slack = 1e-9 * np.maximum(part["baseline_value"].abs(), 1.0)
+        slack = TIE_TOLERANCE * np.maximum(np.maximum(part["baseline_value"].abs(),
+                                                      part["reference_value"].abs()), 1.0)
         first = int((part["lead"] >= -slack).sum())
         lead_text = ", ".join(
             f"{label(k)} {_signed(row.lead, metric)} (vs {row.strongest_baseline})"
