@@ -87,6 +87,15 @@ def test_the_count_of_groups_won_matches_a_brute_force_count(triples, metric):
     assert re.search(rf"first on {won} of {len(triples)};", story.ours[0]), story.ours[0]
 
 
+def test_empty_frames_give_a_story_that_says_no_data():
+    empty = pd.DataFrame(columns=["trace", "scheduler", "metric", "value"])
+    assert "- no data" in compare(empty, ["trace"], "compass-abs", BASELINES).markdown()
+    timelines = pd.DataFrame(columns=["window", "scheduler", "hour", "nsif"])
+    assert series_story(timelines, "nsif", "compass-abs", BASELINES).ours == []
+    missing = _means({("venus", "gfs", "afr"): 0.2, ("venus", "fft", "afr"): 0.1})
+    assert compare(missing, ["trace"], "compass-abs", BASELINES).ours == []  # no reference
+
+
 def test_the_lead_story_reads_each_interval():
     table = pd.DataFrame([
         {"trace": "venus", "metric": "ajct", "lead": 50.0, "ci_low": 10.0, "ci_high": 90.0,

@@ -111,6 +111,8 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
     ``means``: long frame (``by``, scheduler, metric, value), as the figure draws it;
     ``note``: a line on the paper's side (e.g. why it states nothing here)."""
     names = dict(names or {})
+    if means.empty:
+        return Story(title or "What the figure shows", [], [note] if note else [])
     metrics = list(metrics or dict.fromkeys(means["metric"]))
     table = leads(means[means["metric"].isin(metrics)], reference, baselines, by,
                   lower_is_better=MEASURE_LOWER_IS_BETTER)
@@ -196,6 +198,8 @@ def series_story(timelines: pd.DataFrame, y: str, reference: str,
     named = {m.who for m in paper if m.metric == y and m.who not in (
         "compass-abs", "baselines", LEAD)}
     windows = list(dict.fromkeys(timelines["window"])) if "window" in timelines else [None]
+    if timelines.empty:
+        windows = []
     for window in windows:
         rows = timelines if window is None else timelines[timelines["window"] == window]
         mine = rows[rows["scheduler"] == reference].sort_values("hour")
