@@ -158,10 +158,17 @@ def _padded(values: Iterable[float]) -> tuple[float, float] | None:
 def _fit_paper(ax, values: Mapping[str, Iterable[float]], extra: Iterable[float],
                axis: str) -> tuple[float, float] | None:
     """Set the value axis to the range of the paper's schedulers (and of ``extra``: the
-    paper's stated values), so that our extension's far values never squash them.
-    ``values``: per scheduler, its values in the panel. Returns the limits set."""
-    limits = _padded([v for name, vs in values.items() if name not in EXTENSION_SCHEDULERS
-                      for v in vs] + list(extra))
+    paper's stated values), so that our extension's far values never squash them; the
+    extension's values join the range when that at most doubles it. ``values``: per
+    scheduler, its values in the panel. Returns the limits set."""
+    paper = [v for name, vs in values.items() if name not in EXTENSION_SCHEDULERS
+             for v in vs] + list(extra)
+    limits = _padded(paper)
+    ours = _padded(paper + [v for name, vs in values.items() if name in EXTENSION_SCHEDULERS
+                            for v in vs])
+    if limits is not None and ours is not None and (
+            ours[1] - ours[0] <= 2 * (limits[1] - limits[0])):
+        limits = ours
     if limits is not None:
         (ax.set_xlim if axis == "x" else ax.set_ylim)(*limits)
     return limits
@@ -175,9 +182,10 @@ def _off_scale(limits: tuple[float, float] | None, value: float) -> int:
 
 
 def _mark_off_scale(ax, name: str, value: float, side: int, limits: tuple[float, float],
-                    at: float, axis: str) -> None:
+                    at: float, axis: str, slot: int = 0) -> None:
     """Our extension's value beyond the paper schedulers' axis: an arrow at the edge in its
-    colour with the value written beside it (the axis is not stretched for it)."""
+    colour with the value written beside it (the axis is not stretched for it); ``slot``
+    stacks the notes of several lines that leave at the same edge."""
     edge = limits[0] if side < 0 else limits[1]
     if axis == "x":
         ax.scatter(edge, at, marker="<" if side < 0 else ">", color=color(name), s=45,
@@ -188,8 +196,9 @@ def _mark_off_scale(ax, name: str, value: float, side: int, limits: tuple[float,
     else:
         ax.scatter(at, edge, marker="v" if side < 0 else "^", color=color(name), s=45,
                    clip_on=False, zorder=6)
+        shift = 6 + 9 * slot
         ax.annotate(f"{display(name)}: {_short(value)} (off scale)", (at, edge),
-                    textcoords="offset points", xytext=(-4, 6 if side < 0 else -6),
+                    textcoords="offset points", xytext=(-4, shift if side < 0 else -shift),
                     ha="right", va="bottom" if side < 0 else "top", fontsize=7,
                     color=color(name))
 
@@ -425,6 +434,7 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
         for name, line in lines.items():
             ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
         limits = _fit_paper(ax, {n: line["value"] for n, line in lines.items()}, [], "y")
+        slots = {-1: 0, 1: 0}
         for name in EXTENSION_SCHEDULERS:
             line = lines.get(name)
             if line is None or line.empty:
@@ -432,7 +442,8 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
             side = _off_scale(limits, line["value"].iloc[-1])
             if side:
                 _mark_off_scale(ax, name, line["value"].iloc[-1], side, limits,
-                                line[x].iloc[-1], "y")
+                                line[x].iloc[-1], "y", slots[side])
+                slots[side] += 1
         ax.set_xlabel(LABELS.get(x, x))
         if not c:  # the row's metric, once: a label beside an inner panel would run into it
             ax.set_ylabel(textwrap.fill(LABELS.get(metric, metric), 26))

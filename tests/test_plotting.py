@@ -199,3 +199,24 @@ def test_no_label_runs_into_another_panel_or_label(columns):
     frame = pd.DataFrame(rows)
     assert _overlaps(P.dot_grid(frame, "share", "T", "REAL", metrics=long)) == []
     assert _overlaps(P.line_grid(frame, "x", "share", "T", "REAL", metrics=long)) == []
+
+
+def test_an_extension_value_near_the_paper_range_stays_on_the_axis():
+    """Off scale only where including it would more than double the axis."""
+    means = _with_far_extension(("gfs",))
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("agu",))
+    ax = fig.axes[0]
+    agu = means[means["metric"] == "agu"]["value"]
+    low, high = ax.get_xlim()
+    assert low <= agu.min() and agu.max() <= high  # the extension's 0.58, 0.59 included
+    assert not [t for t in ax.texts if "off scale" in t.get_text()]
+
+
+def test_off_scale_notes_at_the_same_edge_do_not_overlap():
+    means = _with_far_extension().assign(cost=1.0)
+    fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("ajct",))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if "off scale" in t.get_text()]
+        assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1])
