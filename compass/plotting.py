@@ -200,7 +200,8 @@ def _mark_off_scale(ax, name: str, value: float, side: int, limits: tuple[float,
         ax.annotate(f"{display(name)}: {_short(value)} (off scale)", (at, edge),
                     textcoords="offset points", xytext=(-4, shift if side < 0 else -shift),
                     ha="right", va="bottom" if side < 0 else "top", fontsize=7,
-                    color=color(name))
+                    color=color(name), zorder=8,
+                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
 
 
 def _paper_span(mark: PaperValue, metric: str, best_baseline: float) -> tuple[float, float]:
