@@ -258,15 +258,19 @@ def _paper_legend(fig: plt.Figure, anchor_y: float = 0.0) -> None:
     if not handles:
         return
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, anchor_y),
-               ncol=len(handles),
-               frameon=False, fontsize=8)
+               ncol=len(handles), frameon=False, fontsize=8)
+
+
+def _trivial(mark: PaperValue) -> bool:
+    """A lead "at least 0" ("COMPASS-ABS is best"): the strongest baseline, or the zero line
+    of a leads figure, already marks it."""
+    return mark.who == LEAD and mark.low == 0 and pd.isna(mark.high)
 
 
 def _drawable(mark: PaperValue, span: tuple[float, float]) -> bool:
-    """Whether a stated value says more than the figure already does: a lead "at least 0"
-    is the strongest baseline itself, and a lead that would put a share (AFR, AGU) outside
-    [0, 1] has no place on its axis (it is drawn in the leads figure)."""
-    if mark.who == LEAD and mark.low == 0 and pd.isna(mark.high):
+    """Whether a stated value belongs on a dot grid: not a trivial lead, and not a lead
+    that would put a share (AFR, AGU) outside [0, 1] (the leads figure draws it)."""
+    if _trivial(mark):
         return False
     share = mark.metric in ("afr", "agu") and mark.who == LEAD
     return not (share and any(pd.notna(v) and not 0 <= v <= 1 for v in span))
@@ -400,7 +404,7 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
                     ha="center", va="bottom", fontsize=7, zorder=9,
                     bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})
         for mark in paper:
-            if mark.metric != metric or mark.who != LEAD or not _drawable(mark, (0, 0)):
+            if mark.metric != metric or mark.who != LEAD or _trivial(mark):
                 continue
             for y, group in enumerate(groups):
                 if mark.applies_to(group):

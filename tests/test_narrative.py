@@ -60,6 +60,15 @@ def test_compare_reads_leads_ranks_and_the_paper_ranges_from_the_frame():
     assert text.startswith("**Fig**") and "On this run:" in text and "The paper:" in text
 
 
+def test_another_reference_is_named_as_itself_and_one_value_is_not_a_range():
+    means = _means({("k1", "compass-abs-hier", "sif_gpu"): 0.05, ("k1", "gfs", "sif_gpu"): 0.2,
+                    ("k2", "compass-abs-hier", "sif_gpu"): 0.05, ("k2", "gfs", "sif_gpu"): 0.1})
+    paper = [PaperValue("f", "sif_gpu", "compass-abs", high=0.1, where="D")]
+    (line,) = compare(means, ["trace"], "compass-abs-hier", ["gfs"], paper).ours
+    assert line.startswith("SIF (GPU): compass-abs-hier first on 2 of 2; ")
+    assert line.endswith("compass-abs-hier 0.05, inside the paper's <= 0.1")
+
+
 def test_a_figure_the_paper_states_nothing_about_says_so_or_gives_the_reason():
     means = _means({("venus", "compass-abs", "afr"): 0.1, ("venus", "gfs", "afr"): 0.2})
     assert compare(means, ["trace"], "compass-abs", BASELINES).paper == []
@@ -149,6 +158,7 @@ def test_the_top1_story_reads_the_total_row_and_the_fullest_bucket():
 
 def test_numbers_carry_units_and_never_read_minus_zero():
     assert number(-0.0) == "0" and number(1234.5, "ajct") == "1,234 s"
+    assert number(10_920.0, "ajct") == "10,920 s" and number(0.0023456) == "0.002346"
     assert number(math.nan) == "n/a" and str(Story("t")) == Story("t").markdown()
 
 

@@ -64,7 +64,14 @@ def number(value: float, metric: str = "") -> str:
     """A value in the text: four significant digits, thousands separated, with its unit."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    return f"{value + 0.0:,.4g}{UNITS.get(metric, '')}"  # + 0.0: no "-0"
+    text = f"{round(value):,}" if abs(value) >= 1000 else f"{value + 0.0:.4g}"  # no "-0"
+    return f"{text}{UNITS.get(metric, '')}"
+
+
+def _span(values: pd.Series, metric: str) -> str:
+    """The range of values in the text: "0.2-0.4", or one value where they are equal."""
+    low, high = number(values.min(), metric), number(values.max(), metric)
+    return low if low == high else f"{low}-{high}"
 
 
 def _signed(value: float, metric: str) -> str:
@@ -122,6 +129,7 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
             return ", ".join(_group_name(k, names) for k in key)
         return _group_name(key, names)
 
+    own_name = "COMPASS-ABS" if reference == "compass-abs" else reference
     ours, told = [], []
     for metric in metrics:
         part = table[(table["metric"] == metric) & table["lead"].notna()]
@@ -134,7 +142,7 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
         lead_text = ", ".join(
             f"{label(k)} {_signed(row.lead, metric)} (vs {row.strongest_baseline})"
             for k, row in zip(keys, part.itertuples()))
-        line = (f"{NAMES.get(metric, metric)}: COMPASS-ABS first on {first} of {len(part)}; "
+        line = (f"{NAMES.get(metric, metric)}: {own_name} first on {first} of {len(part)}; "
                 f"its lead over the strongest baseline: {lead_text}")
         rows = means[means["metric"] == metric]
         own = rows.loc[rows["scheduler"] == reference, "value"].dropna()
@@ -144,10 +152,9 @@ def compare(means: pd.DataFrame, by: Sequence[str], reference: str,
                 theirs if mark.who == "baselines" else
                 rows.loc[rows["scheduler"] == mark.who, "value"].dropna())
             if len(values):
-                who = {"compass-abs": "COMPASS-ABS", "baselines": "the baselines"}.get(
+                who = {"compass-abs": own_name, "baselines": "the baselines"}.get(
                     mark.who, mark.who)
-                line += (f"; {who} {number(values.min(), metric)}-"
-                         f"{number(values.max(), metric)}, {_within(list(values), mark)} "
+                line += (f"; {who} {_span(values, metric)}, {_within(list(values), mark)} "
                          f"the paper's {mark.text(unit=UNITS.get(metric, ''))}")
         ours.append(line)
         told += _paper_lines(paper, metric, label)
@@ -184,7 +191,7 @@ def lead_story(table: pd.DataFrame, by: str, paper: Sequence[PaperValue] = (),
 
 def _range(frame: pd.DataFrame, y: str) -> str:
     values = frame[y].dropna()
-    return f"{number(values.min(), y)}-{number(values.max(), y)}" if len(values) else "n/a"
+    return _span(values, y) if len(values) else "n/a"
 
 
 def series_story(timelines: pd.DataFrame, y: str, reference: str,
