@@ -494,7 +494,7 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
         ax.set_xlabel(LABELS["hour"])
         if key is not None:
             ax.set_title(titles[key], fontsize=9)
-    axes[0][0].set_ylabel(LABELS.get(y, y))
+    axes[0][0].set_ylabel(textwrap.fill(LABELS.get(y, y), 30))
     axes[0][-1].legend([h for h in axes[0][-1].get_legend_handles_labels()[0]
                         if h.get_label() != PAPER],
                        [lab for lab in axes[0][-1].get_legend_handles_labels()[1]

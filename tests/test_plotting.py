@@ -220,3 +220,21 @@ def test_off_scale_notes_at_the_same_edge_do_not_overlap():
     for ax in fig.axes:
         boxes = [t.get_window_extent(renderer) for t in ax.texts if "off scale" in t.get_text()]
         assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1])
+
+
+def test_a_time_series_label_stays_beside_its_panel_and_the_paper_range_is_drawn():
+    rows = [{"window": w, "scheduler": s, "hour": h, "nsif": v}
+            for w in ("paper", "busiest") for s, v in (("compass-abs", 1), ("gfs", 6))
+            for h in (21.0, 22.5)]
+    paper = [PaperValue("fig5_nsif", "nsif", "baselines", 60.0, 80.0, "paper", "6.6")]
+    fig = P.time_series(pd.DataFrame(rows), "nsif", "T", "SYNTHETIC", bound=2,
+                        panels={"paper": "paper window", "busiest": "busiest window"},
+                        paper=paper)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    first, second = fig.axes
+    label, panel = first.yaxis.label.get_window_extent(renderer), first.get_window_extent(renderer)
+    assert panel.y0 <= label.y0 and label.y1 <= panel.y1  # no longer than its panel
+    assert [c.get_label() for c in first.collections].count(P.PAPER) == 1
+    assert [c.get_label() for c in second.collections].count(P.PAPER) == 0  # paper window only
+    assert "paper: stated range" in [t.get_text() for t in fig.legends[-1].get_texts()]
