@@ -243,7 +243,13 @@ def _draw_paper(ax, span: tuple[float, float], rows: tuple[float, float], text: 
                 zorder=8)
 
 
-def _paper_legend(fig: plt.Figure, anchor_y: float = 0.0) -> None:
+def _scheduler_handles(ax) -> tuple[list, list[str]]:
+    """The axes' legend entries but the paper's marks (``_paper_handles`` names those)."""
+    pairs = [(h, lab) for h, lab in zip(*ax.get_legend_handles_labels()) if lab != PAPER]
+    return [h for h, _ in pairs], [lab for _, lab in pairs]
+
+
+def _paper_handles(fig: plt.Figure) -> list:
     """One legend entry per kind of paper mark the figure draws (its values from the text)."""
     drawn = [a for ax in fig.axes for a in ax.collections if a.get_label() == PAPER]
     handles = []
@@ -255,6 +261,12 @@ def _paper_legend(fig: plt.Figure, anchor_y: float = 0.0) -> None:
                              label="paper: stated range"))
     if any(isinstance(a, LineCollection) for a in drawn):
         handles.append(Line2D([], [], color="black", lw=2.2, label="paper: stated bound"))
+    return handles
+
+
+def _paper_legend(fig: plt.Figure, anchor_y: float = 0.0) -> None:
+    """The legend of the paper's marks, centred under the panels (none without marks)."""
+    handles = _paper_handles(fig)
     if not handles:
         return
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, anchor_y),
@@ -428,17 +440,27 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
 
 
 def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
-              metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
+              metrics: Sequence[str] = ("afr", "ajct", "agu"),
+              paper: Sequence[PaperValue] = ()) -> plt.Figure:
     """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``. The
-    value axis spans the paper's schedulers: our extension's line beyond it ends in an
-    arrow at the edge with its last value written beside it."""
+    value axis spans the paper's schedulers and the paper's stated values and ranges
+    (``paper``, drawn across the panel in black, labelled "paper"): our extension's line
+    beyond it ends in an arrow at the edge with its last value written beside it."""
     names = order(means["scheduler"])
     fig, panels = _metric_panels(means, col, metrics, (4.2, 0.6, 2.4, 1.2))
     for ax, r, c, metric, group, part in panels:
         lines = {name: part[part["scheduler"] == name].sort_values(x) for name in names}
         for name, line in lines.items():
             ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
-        limits = _fit_paper(ax, {n: line["value"] for n, line in lines.items()}, [], "y")
+        marks = [m for m in paper if m.metric == metric and m.who != LEAD
+                 and m.applies_to(group)]
+        limits = _fit_paper(ax, {n: line["value"] for n, line in lines.items()},
+                            [v for m in marks for v in (m.low, m.high)], "y")
+        span = (part[x].min(), part[x].max())
+        for mark in marks:
+            who = {"baselines": "baselines", REFERENCE: display(REFERENCE)}.get(
+                mark.who, display(mark.who))
+            _draw_paper(ax, (mark.low, mark.high), span, f"{who} {mark.text()}", "y")
         slots = {-1: 0, 1: 0}
         for name in EXTENSION_SCHEDULERS:
             line = lines.get(name)
@@ -454,8 +476,11 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
             ax.set_ylabel(textwrap.fill(LABELS.get(metric, metric), 26))
         if r == 0:
             ax.set_title(TRACES.get(str(group), str(group)))
-    handles, labels = panels[0][0].get_legend_handles_labels()
-    columns = len(names) if len(names) <= 8 else -(-len(names) // 2)  # two even rows
+    handles, labels = _scheduler_handles(panels[0][0])
+    paper_handles = _paper_handles(fig)
+    handles, labels = handles + paper_handles, labels + [h.get_label() for h in paper_handles]
+    count = len(handles)
+    columns = count if count <= 8 else -(-count // 2)  # two even rows
     fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
@@ -495,11 +520,8 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
         if key is not None:
             ax.set_title(titles[key], fontsize=9)
     axes[0][0].set_ylabel(textwrap.fill(LABELS.get(y, y), 30))
-    axes[0][-1].legend([h for h in axes[0][-1].get_legend_handles_labels()[0]
-                        if h.get_label() != PAPER],
-                       [lab for lab in axes[0][-1].get_legend_handles_labels()[1]
-                        if lab != PAPER], loc="center left", bbox_to_anchor=(1.01, 0.5),
-                       frameon=False)
+    axes[0][-1].legend(*_scheduler_handles(axes[0][-1]), loc="center left",
+                       bbox_to_anchor=(1.01, 0.5), frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     _paper_legend(fig, 0.06)

@@ -238,3 +238,17 @@ def test_a_time_series_label_stays_beside_its_panel_and_the_paper_range_is_drawn
     assert [c.get_label() for c in first.collections].count(P.PAPER) == 1
     assert [c.get_label() for c in second.collections].count(P.PAPER) == 0  # paper window only
     assert "paper: stated range" in [t.get_text() for t in fig.legends[-1].get_texts()]
+
+
+def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
+    means = pd.DataFrame([{"trace": "gfs", "scheduler": s, "metric": "pause_per_job",
+                           "cost": c, "value": v * c}
+                          for s, v in (("compass-abs", 0.5), ("fft", 0.2)) for c in (1, 10)])
+    paper = [PaperValue("f", "pause_per_job", "compass-abs", high=1.0, where="6.5")]
+    fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("pause_per_job",),
+                      paper=paper)
+    ax = fig.axes[0]
+    (bar,) = [c for c in ax.collections if c.get_label() == P.PAPER]
+    assert bar.get_segments()[0][:, 1].tolist() == [1.0, 1.0]  # at 1 s, across the panel
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]
