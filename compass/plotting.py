@@ -316,7 +316,7 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
     """
     names = order(means["scheduler"])
     stages = list(dict.fromkeys(means[stage])) if stage else [None]
-    fig, panels = _metric_panels(means, col, metrics, (3.2, 0.8, 2.3, 1.1))
+    fig, panels = _metric_panels(means, col, metrics, (3.2, 1.8, 2.3, 1.1))
     for ax, r, c, metric, group, part in panels:
         label = LABELS.get(metric, metric)
         levels = [part if level is None else part[part[stage] == level] for level in stages]
