@@ -195,3 +195,17 @@ def test_a_stated_value_applies_to_its_own_column_only():
     assert PaperValue("f", "afr", "x", 1.0, 2.0).text() == "1-2"
     assert PaperValue("f", "afr", "x", high=2.0).text(unit=" s") == "<= 2 s"
     assert [v.low for v in paper_values("fig2_eta_sweep") if v.who == LEAD] == [74, 135, 201]
+
+
+def test_every_figure_of_notebooks_01_to_08_is_followed_by_its_reading():
+    """The cell after each figure's save is a reading computed by this module (tagged
+    ``narrative``), not text typed by hand."""
+    readers = ("compare(", "lead_story(", "series_story(", "top1_story(")
+    for path in sorted((ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        saves = [i for i, c in enumerate(cells) if "save(fig, figures" in "".join(c["source"])]
+        assert saves, path.name
+        for i in saves:
+            after = cells[i + 1]
+            assert "narrative" in after["metadata"].get("tags", []), (path.name, i)
+            assert any(r in "".join(after["source"]) for r in readers), (path.name, i)

@@ -99,6 +99,7 @@ def test_a_line_grid_keeps_the_paper_axis_and_marks_the_extension_at_its_edge():
     means = _with_far_extension().assign(cost=1.0)
     means = pd.concat([means, means.assign(cost=10.0)])
     fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("ajct",))
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [P.display(s) for s in ALL]
     for ax in fig.axes:
         low, high = ax.get_ylim()
         assert low > 1_000_000  # the 0.2 M s lines do not stretch it
