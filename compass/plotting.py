@@ -10,6 +10,7 @@ paper's. ``save`` writes PNG and PDF.
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,8 +19,13 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker as ticker
 import pandas as pd
 import seaborn as sns
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from compass.experiments.config import EXTENSION_SCHEDULERS
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
+from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
+from compass.experiments.paper_values import LEAD, PaperValue
 from compass.schedulers import cards
 
 #: The reference scheduler, highlighted everywhere.
@@ -49,6 +55,10 @@ LABELS = {
     "sif_panel": "SIF at panel level (share of domains; lower is better)",
     "multi_gpu_share": "multi-GPU pods' share of the GPUs",
 }
+#: The six practical baselines of section 5.4 (the paper's schedulers but ours and the oracle).
+BASELINES = tuple(s for s in PAPER_SCHEDULERS if s not in ("compass-abs", "sifopt"))
+#: The label of every mark that draws a value the paper's text states.
+PAPER = "paper"
 TRACES = {"venus": "Venus", "gfs": "GFS", "physmix": "Phys-Mix"}
 
 
@@ -120,91 +130,349 @@ def _compact_ticks(axis) -> None:
         axis.set_major_formatter(ticker.EngFormatter(sep=""))
 
 
+def _short(value: float) -> str:
+    """A value for a note on the figure: 197k, 0.0231, 4.28k."""
+    return ticker.EngFormatter(sep="", places=1)(value) if abs(value) >= 10_000 \
+        else f"{value:.3g}"
+
+
+def _padded(values: Iterable[float]) -> tuple[float, float] | None:
+    """The range of the finite values with a margin of 8 % (of the value where they are
+    all equal); None when there is none."""
+    finite = [float(v) for v in values if pd.notna(v) and math.isfinite(float(v))]
+    if not finite:
+        return None
+    low, high = min(finite), max(finite)
+    pad = 0.08 * (high - low) or 0.05 * abs(high) or 0.01
+    return low - pad, high + pad
+
+
+def _fit_paper(ax, values: Mapping[str, Iterable[float]], extra: Iterable[float],
+               axis: str) -> tuple[float, float] | None:
+    """Set the value axis to the range of the paper's schedulers (and of ``extra``: the
+    paper's stated values), so that our extension's far values never squash them; the
+    extension's values join the range when that at most doubles it. ``values``: per
+    scheduler, its values in the panel. Returns the limits set."""
+    paper = [v for name, vs in values.items() if name not in EXTENSION_SCHEDULERS
+             for v in vs] + list(extra)
+    limits = _padded(paper)
+    ours = _padded(paper + [v for name, vs in values.items() if name in EXTENSION_SCHEDULERS
+                            for v in vs])
+    if limits is not None and ours is not None and (
+            ours[1] - ours[0] <= 2 * (limits[1] - limits[0])):
+        limits = ours
+    if limits is not None:
+        (ax.set_xlim if axis == "x" else ax.set_ylim)(*limits)
+    return limits
+
+
+def _off_scale(limits: tuple[float, float] | None, value: float) -> int:
+    """-1 below the limits, +1 above, 0 inside (or no limits)."""
+    if limits is None or pd.isna(value):
+        return 0
+    return -1 if value < limits[0] else (1 if value > limits[1] else 0)
+
+
+def _mark_off_scale(ax, name: str, value: float, side: int, limits: tuple[float, float],
+                    at: float, axis: str, slot: int = 0) -> None:
+    """Our extension's value beyond the paper schedulers' axis: an arrow at the edge in its
+    colour with the value written beside it (the axis is not stretched for it); ``slot``
+    stacks the notes of several lines that leave at the same edge."""
+    edge = limits[0] if side < 0 else limits[1]
+    if axis == "x":
+        ax.scatter(edge, at, marker="<" if side < 0 else ">", color=color(name), s=45,
+                   clip_on=False, zorder=6)
+        ax.annotate(f"{_short(value)} (off scale)", (edge, at), textcoords="offset points",
+                    xytext=(8 if side < 0 else -8, 0), ha="left" if side < 0 else "right",
+                    va="center", fontsize=7, color=color(name))
+    else:
+        ax.scatter(at, edge, marker="v" if side < 0 else "^", color=color(name), s=45,
+                   clip_on=False, zorder=6)
+        shift = 6 + 9 * slot
+        ax.annotate(f"{display(name)}: {_short(value)} (off scale)", (at, edge),
+                    textcoords="offset points", xytext=(-4, shift if side < 0 else -shift),
+                    ha="right", va="bottom" if side < 0 else "top", fontsize=7,
+                    color=color(name), zorder=8,
+                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
+
+
+def _paper_span(mark: PaperValue, metric: str, best_baseline: float) -> tuple[float, float]:
+    """The stated value as (low, high) on the metric's axis (NaN: open side); a lead is
+    placed where COMPASS-ABS would sit with it, counted from our strongest baseline."""
+    if mark.who != LEAD:
+        return mark.low, mark.high
+    if MEASURE_LOWER_IS_BETTER.get(metric, True):
+        return best_baseline - mark.high, best_baseline - mark.low
+    return best_baseline + mark.low, best_baseline + mark.high
+
+
+def _draw_paper(ax, span: tuple[float, float], rows: tuple[float, float], text: str,
+                axis: str = "x", below: bool = False) -> None:
+    """One stated value of the paper, in black: a star (a value), a hatched box (a range)
+    or a bar at the bound with its side written ("paper >= 0.957"), over ``rows``; the
+    words above the rows' start (``below``: under their end)."""
+    low, high = span
+    y0, y1 = rows
+    mid = (y0 + y1) / 2
+    swap = (lambda a, b: (a, b)) if axis == "x" else (lambda a, b: (b, a))
+    if pd.notna(low) and pd.notna(high) and low == high:
+        ax.scatter(*swap(low, mid), marker="*", s=90, facecolor="white", edgecolor="black",
+                   zorder=7, label=PAPER)
+        at = low
+    elif pd.notna(low) and pd.notna(high):
+        box = (ax.fill_betweenx if axis == "x" else ax.fill_between)
+        box([y0, y1], low, high, facecolor="none", edgecolor="0.35", hatch="////", lw=0.6,
+            zorder=2, label=PAPER)
+        at = (low + high) / 2
+    else:
+        at = low if pd.notna(low) else high
+        (ax.vlines if axis == "x" else ax.hlines)(at, y0, y1, color="black", lw=2.2,
+                                                  zorder=7, label=PAPER)
+    ax.annotate(f"paper {text}", swap(at, y1 if below else y0), textcoords="offset points",
+                xytext=(0, -2 if below else 2) if axis == "x" else (3, 2), fontsize=6,
+                ha="center" if axis == "x" else "left", va="top" if below else "bottom",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5},
+                zorder=8)
+
+
+def _scheduler_handles(ax) -> tuple[list, list[str]]:
+    """The axes' legend entries but the paper's marks (``_paper_handles`` names those)."""
+    pairs = [(h, lab) for h, lab in zip(*ax.get_legend_handles_labels()) if lab != PAPER]
+    return [h for h, _ in pairs], [lab for _, lab in pairs]
+
+
+def _paper_handles(fig: plt.Figure) -> list:
+    """One legend entry per kind of paper mark the figure draws (its values from the text)."""
+    drawn = [a for ax in fig.axes for a in ax.collections if a.get_label() == PAPER]
+    handles = []
+    if any(isinstance(a, PathCollection) for a in drawn):
+        handles.append(Line2D([], [], marker="*", ls="", mfc="white", mec="black", ms=10,
+                              label="paper: stated value"))
+    if any(isinstance(a, PolyCollection) for a in drawn):
+        handles.append(Patch(facecolor="none", edgecolor="black", hatch="////",
+                             label="paper: stated range"))
+    if any(isinstance(a, LineCollection) for a in drawn):
+        handles.append(Line2D([], [], color="black", lw=2.2, label="paper: stated bound"))
+    return handles
+
+
+def _paper_legend(fig: plt.Figure, anchor_y: float = 0.0) -> None:
+    """The legend of the paper's marks, centred under the panels (none without marks)."""
+    handles = _paper_handles(fig)
+    if not handles:
+        return
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, anchor_y),
+               ncol=len(handles), frameon=False, fontsize=8)
+
+
+def _trivial(mark: PaperValue) -> bool:
+    """A lead "at least 0" ("COMPASS-ABS is best"): the strongest baseline, or the zero line
+    of a leads figure, already marks it."""
+    return mark.who == LEAD and mark.low == 0 and pd.isna(mark.high)
+
+
+def _drawable(mark: PaperValue, span: tuple[float, float]) -> bool:
+    """Whether a stated value belongs on a dot grid: not a trivial lead, and not a lead
+    that would put a share (AFR, AGU) outside [0, 1] (the leads figure draws it)."""
+    if _trivial(mark):
+        return False
+    share = mark.metric in ("afr", "agu") and mark.who == LEAD
+    return not (share and any(pd.notna(v) and not 0 <= v <= 1 for v in span))
+
+
+def _rows_of(who: str, names: Sequence[str]) -> tuple[float, float] | None:
+    """The dot grid's rows a stated value concerns (row i spans i - 0.4 .. i + 0.4)."""
+    if who in (LEAD, REFERENCE):
+        who = REFERENCE
+    if who == "baselines":
+        rows = [i for i, n in enumerate(names) if n in BASELINES]
+    else:
+        rows = [i for i, n in enumerate(names) if n == who]
+    return (min(rows) - 0.4, max(rows) + 0.4) if rows else None
+
+
 def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
              metrics: Sequence[str] = ("afr", "ajct", "agu"),
-             col_label: dict[object, str] | None = None) -> plt.Figure:
+             col_label: dict[object, str] | None = None,
+             paper: Sequence[PaperValue] = (), relative: bool = False,
+             stage: str | None = None) -> plt.Figure:
     """Rows: metrics; columns: values of ``col``; in each panel one dot per scheduler.
 
     Dots instead of bars: schedulers often differ by a fraction of a percent, and a dot's
-    axis need not start at zero.
+    axis need not start at zero. Each scheduler has its own row, so none hides another.
+    The axis spans the paper's schedulers and the paper's stated values (``paper``, drawn in
+    black and labelled "paper"); our extension's values beyond it are arrows at the edge.
+    ``relative``: each value as its difference from COMPASS-ABS's, in % of COMPASS-ABS's
+    value (absolute where that is 0), for measures whose absolute range would exaggerate
+    a 0.1 % gap. ``stage``: a column of two values drawn filled and hollow in each row.
     """
     names = order(means["scheduler"])
-    fig, panels = _metric_panels(means, col, metrics, (3.2, 0.8, 2.3, 0.9))
+    stages = list(dict.fromkeys(means[stage])) if stage else [None]
+    fig, panels = _metric_panels(means, col, metrics, (3.2, 1.8, 2.3, 1.1))
     for ax, r, c, metric, group, part in panels:
-        values = part.set_index("scheduler")["value"]
+        label = LABELS.get(metric, metric)
+        levels = [part if level is None else part[part[stage] == level] for level in stages]
+        bases = [rows.loc[rows["scheduler"] == REFERENCE, "value"] for rows in levels]
+        percent = all(len(b) and b.iloc[0] != 0 for b in bases)  # else absolute differences
+        if relative:
+            label = (f"{label.split(' (')[0]} minus {display(REFERENCE)}'s\n"
+                     + ("(% of its value)" if percent else "(absolute difference)"))
+        points: dict[str, list[float]] = {}
+        for rows, base in zip(levels, bases):
+            values = rows.groupby("scheduler", sort=False)["value"].first()
+            if relative and len(base):
+                base = base.iloc[0]
+                values = (values - base) / abs(base) * 100 if percent else values - base
+            for name in names:
+                if name in values and pd.notna(values[name]):
+                    points.setdefault(name, []).append(float(values[name]))
+        baseline_values = [v for n in BASELINES for v in points.get(n, [])]
+        best = (min if MEASURE_LOWER_IS_BETTER.get(metric, True) else max)(baseline_values) \
+            if baseline_values else math.nan
+        marks = [(m, _paper_span(m, metric, best), _rows_of(m.who, names)) for m in paper
+                 if m.metric == metric and m.applies_to(group)]
+        marks = [(m, s, rows) for m, s, rows in marks if rows is not None and _drawable(m, s)]
+        limits = _fit_paper(ax, points, [v for _, s, _ in marks for v in s], "x")
         for y, name in enumerate(names):
-            if name in values and pd.notna(values[name]):
+            for k, value in enumerate(points.get(name, [])):
+                at = y + (0.18 * (2 * k - 1) if len(stages) > 1 else 0)
+                side = _off_scale(limits, value)
+                if side and name in EXTENSION_SCHEDULERS:
+                    _mark_off_scale(ax, name, value, side, limits, at, "x")
+                    continue
                 big = name == REFERENCE
-                ax.scatter(values[name], y, color=color(name), s=70 if big else 30,
-                           marker=_marker(name), edgecolor="black" if big else "none",
-                           zorder=5 if big else 3)
+                ax.scatter(value, at, s=70 if big else 30, marker=_marker(name),
+                           facecolor=color(name) if k == 0 else "white",
+                           edgecolor="black" if big else color(name), zorder=5 if big else 3)
+        for mark, span, rows in marks:
+            unit = " s" if metric == "ajct" else ""
+            _draw_paper(ax, span, rows, ("lead " if mark.who == LEAD else "") + mark.text(
+                unit=unit), "x")
         ax.set_yticks(range(len(names)), [display(n) for n in names])
-        ax.invert_yaxis()
+        ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
             tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
-        ax.set_xlabel(LABELS.get(metric, metric))
+        ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
         _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])
         if r == 0:
             ax.set_title((col_label or {}).get(group, TRACES.get(str(group), str(group))))
     _title(fig, title, data)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    _paper_legend(fig, 0.03)
+    if stage:
+        fig.text(0.5, 0.0, f"filled: {stages[0]}; hollow: {stages[1]}" if len(stages) > 1
+                 else str(stages[0]), ha="center", fontsize=8)
     return fig
 
 
+#: How the lead panel shows each metric's lead: factor, unit, linear range of a symlog axis.
+LEAD_UNITS = {"afr": (100.0, "points of the node share", None),
+              "agu": (100.0, "points of the GPU share", None),
+              "ajct": (1.0, "s", 100.0)}
+
+
 def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
-                metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
-    """One panel per metric: COMPASS-ABS's lead over the strongest baseline relative to that
-    baseline's mean (%), one row per value of ``col``, with its 95 % interval over the
-    samples (``aggregate.lead_intervals``). Right of zero: COMPASS-ABS is better."""
+                metrics: Sequence[str] = ("afr", "ajct", "agu"),
+                paper: Sequence[PaperValue] = ()) -> plt.Figure:
+    """One panel per metric: COMPASS-ABS's lead over the strongest baseline as an absolute
+    difference (AFR and AGU in points of their share, AJCT in seconds on an axis linear
+    within +-100 s and logarithmic beyond), one row per value of ``col``, with its 95 %
+    interval over the samples (``aggregate.lead_intervals``) and the paper's stated lead
+    (``paper``, a black star or bar). Absolute, because a lead over a baseline of 0 (AFR)
+    has no relative size, and the paper states its leads so. Right of zero: COMPASS-ABS is
+    better."""
     apply_style()
     groups = list(dict.fromkeys(leads[col]))
     fig, axes = plt.subplots(1, len(metrics), squeeze=False,
-                             figsize=(3.4 * len(metrics) + 0.6, 0.55 * len(groups) + 1.6))
+                             figsize=(3.6 * len(metrics) + 0.6, 0.7 * len(groups) + 1.8))
     for ax, metric in zip(axes[0], metrics):
+        scale, unit, linear = LEAD_UNITS.get(metric, (1.0, "", None))
         part = leads[leads["metric"] == metric].set_index(col)
         for y, group in enumerate(groups):
             if group not in part.index or pd.isna(part.loc[group, "lead"]):
                 continue
             row = part.loc[group]
-            scale = 100 / abs(row["baseline_mean"]) if row["baseline_mean"] else float("nan")
             mid = row["lead"] * scale
             if pd.notna(row["ci_low"]):
                 ax.errorbar(mid, y, xerr=[[mid - row["ci_low"] * scale],
                                           [row["ci_high"] * scale - mid]],
-                            fmt="o", color=color(REFERENCE), capsize=3)
+                            fmt="o", color=color(REFERENCE), capsize=3, zorder=5)
             else:
                 ax.scatter(mid, y, color=color(REFERENCE), marker="o", facecolors="none")
-            ax.annotate(f"vs {display(row['strongest_baseline'])}, n = {int(row['n'])}",
-                        (mid, y), textcoords="offset points", xytext=(0, 7), fontsize=7,
-                        ha="center")
-        ax.axvline(0, color="black", lw=0.8)
+            relative = (f", {row['lead'] / abs(row['baseline_mean']) * 100:+.2g} %"
+                        if row["baseline_mean"] else "")
+            ax.text(0.5, y - 0.32, f"vs {display(row['strongest_baseline'])}, "
+                    f"n = {int(row['n'])}{relative}", transform=ax.get_yaxis_transform(),
+                    ha="center", va="bottom", fontsize=7, zorder=9,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})
+        for mark in paper:
+            if mark.metric != metric or mark.who != LEAD or _trivial(mark):
+                continue
+            for y, group in enumerate(groups):
+                if mark.applies_to(group):
+                    _draw_paper(ax, (mark.low * scale, mark.high * scale),
+                                (y - 0.2, y + 0.2),
+                                "lead " + mark.text(scale, " s" if metric == "ajct" else " pts"),
+                                "x", below=True)
+        ax.axvline(0, color="black", lw=0.8, zorder=1)
+        if linear:
+            ax.set_xscale("symlog", linthresh=linear)
+            unit = f"{unit}; linear within \u00b1{linear:g}, logarithmic beyond"
         ax.set_yticks(range(len(groups)), [TRACES.get(str(g), str(g)) for g in groups])
         ax.set_ylim(len(groups) - 0.5, -0.7)
-        ax.set_xlabel(f"{metric.upper()} lead (% of the baseline)\nright: COMPASS-ABS better")
+        ax.set_xlabel(f"{metric.upper()} lead ({unit})\nright: COMPASS-ABS better")
     for ax in axes[0][1:]:
         ax.set_yticklabels([])
     _title(fig, title, data)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    _paper_legend(fig, 0.06)
     return fig
 
 
 def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
-              metrics: Sequence[str] = ("afr", "ajct", "agu")) -> plt.Figure:
-    """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``."""
+              metrics: Sequence[str] = ("afr", "ajct", "agu"),
+              paper: Sequence[PaperValue] = ()) -> plt.Figure:
+    """Rows: metrics; columns: values of ``col``; one line per scheduler over ``x``. The
+    value axis spans the paper's schedulers and the paper's stated values and ranges
+    (``paper``, drawn across the panel in black, labelled "paper"): our extension's line
+    beyond it ends in an arrow at the edge with its last value written beside it."""
     names = order(means["scheduler"])
     fig, panels = _metric_panels(means, col, metrics, (4.2, 0.6, 2.4, 1.2))
-    for ax, r, _, metric, group, part in panels:
-        for name in names:
-            line = part[part["scheduler"] == name].sort_values(x)
+    for ax, r, c, metric, group, part in panels:
+        lines = {name: part[part["scheduler"] == name].sort_values(x) for name in names}
+        for name, line in lines.items():
             ax.plot(line[x], line["value"], label=display(name), **_line_style(name))
+        marks = [m for m in paper if m.metric == metric and m.who != LEAD
+                 and m.applies_to(group)]
+        limits = _fit_paper(ax, {n: line["value"] for n, line in lines.items()},
+                            [v for m in marks for v in (m.low, m.high)], "y")
+        span = (part[x].min(), part[x].max())
+        for mark in marks:
+            who = {"baselines": "baselines", REFERENCE: display(REFERENCE)}.get(
+                mark.who, display(mark.who))
+            _draw_paper(ax, (mark.low, mark.high), span, f"{who} {mark.text()}", "y")
+        slots = {-1: 0, 1: 0}
+        for name in EXTENSION_SCHEDULERS:
+            line = lines.get(name)
+            if line is None or line.empty:
+                continue
+            side = _off_scale(limits, line["value"].iloc[-1])
+            if side:
+                _mark_off_scale(ax, name, line["value"].iloc[-1], side, limits,
+                                line[x].iloc[-1], "y", slots[side])
+                slots[side] += 1
         ax.set_xlabel(LABELS.get(x, x))
-        ax.set_ylabel(LABELS.get(metric, metric))
+        if not c:  # the row's metric, once: a label beside an inner panel would run into it
+            ax.set_ylabel(textwrap.fill(LABELS.get(metric, metric), 26))
         if r == 0:
             ax.set_title(TRACES.get(str(group), str(group)))
-    handles, labels = panels[0][0].get_legend_handles_labels()
-    columns = len(names) if len(names) <= 8 else -(-len(names) // 2)  # two even rows
+    handles, labels = _scheduler_handles(panels[0][0])
+    paper_handles = _paper_handles(fig)
+    handles, labels = handles + paper_handles, labels + [h.get_label() for h in paper_handles]
+    count = len(handles)
+    columns = count if count <= 8 else -(-count // 2)  # two even rows
     fig.legend(handles, labels, loc="lower center", ncol=columns, frameon=False)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
@@ -212,12 +480,13 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
 
 
 def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
-                bound: float | None = None, panels: Mapping[str, str] | None = None
-                ) -> plt.Figure:
+                bound: float | None = None, panels: Mapping[str, str] | None = None,
+                paper: Sequence[PaperValue] = ()) -> plt.Figure:
     """One line (a step function) per scheduler over the time of day; ``bound``: a dotted
     horizontal reference line (e.g. N x SIF <= 2, Theorem 1); ``panels``: one panel per
     value of the timelines' ``window`` column, titled by the mapping (section 6.6's paper
-    and busiest windows), else one panel of every row."""
+    and busiest windows), else one panel of every row; ``paper``: the paper's stated
+    ranges, drawn over the panels they concern (``group``: a window) and labelled "paper"."""
     apply_style()
     titles = dict(panels or {})
     keys: list[str | None] = [*titles] or [None]
@@ -231,13 +500,23 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
             ax.step(part["hour"], part[y], where="post", label=display(name), **style)
         if bound is not None:
             ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
+        for mark in paper:
+            if mark.metric == y and mark.who != LEAD and mark.applies_to(key) and not (
+                    bound is not None and mark.high == bound and pd.isna(mark.low)):  # drawn
+                x0, x1 = rows["hour"].min(), rows["hour"].max()
+                who = {"baselines": "baselines", REFERENCE: display(REFERENCE)}.get(
+                    mark.who, display(mark.who))
+                _draw_paper(ax, (mark.low, mark.high), (x0, x1),
+                            f"{who} {mark.text()}", "y")
         ax.set_xlabel(LABELS["hour"])
         if key is not None:
             ax.set_title(titles[key], fontsize=9)
-    axes[0][0].set_ylabel(LABELS.get(y, y))
-    axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    axes[0][0].set_ylabel(textwrap.fill(LABELS.get(y, y), 30))
+    axes[0][-1].legend(*_scheduler_handles(axes[0][-1]), loc="center left",
+                       bbox_to_anchor=(1.01, 0.5), frameon=False)
     _title(fig, title, data)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    _paper_legend(fig, 0.06)
     return fig
 
 

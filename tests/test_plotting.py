@@ -47,6 +47,209 @@ def test_the_lead_panel_draws_each_group_with_its_interval():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["GFS", "Venus"]
     bars = [c for c in ax.containers]  # the errorbar of the sample with an interval
     assert len(bars) == 1
-    lines = bars[0].lines[2][0].get_segments()[0]  # the horizontal bar: 0.5 % to 1.5 %
-    assert [round(x, 6) for x, _ in lines] == [0.5, 1.5]
+    lines = bars[0].lines[2][0].get_segments()[0]  # the horizontal bar, in seconds
+    assert [round(x, 6) for x, _ in lines] == [5.0, 15.0]
     assert "right: COMPASS-ABS better" in ax.get_xlabel()  # two lines: no overlap
+
+
+# ---------------------------------------------------------------- figures that do not mislead
+from matplotlib.text import Text  # noqa: E402
+
+from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS  # noqa: E402
+from compass.experiments.paper_values import PaperValue  # noqa: E402
+
+ALL = (*PAPER_SCHEDULERS, *EXTENSION_SCHEDULERS)
+
+
+def _with_far_extension(groups=("venus", "gfs")) -> pd.DataFrame:
+    """Paper schedulers at 1.20-1.40 M s AJCT, our extension at 0.2 M s (as on GFS)."""
+    rows = []
+    for g in groups:
+        for i, s in enumerate(ALL):
+            far = s in EXTENSION_SCHEDULERS
+            rows += [{"trace": g, "scheduler": s, "metric": "ajct",
+                      "value": 200_000.0 + i if far else 1_200_000.0 + 25_000 * i},
+                     {"trace": g, "scheduler": s, "metric": "agu", "value": 0.5 + 0.01 * i}]
+    return pd.DataFrame(rows)
+
+
+def _drawn_points(ax) -> list[tuple[float, float]]:
+    """Every scatter point of an axes, in data coordinates."""
+    return [tuple(p) for c in ax.collections if hasattr(c, "get_offsets")
+            for p in c.get_offsets()]
+
+
+def test_the_extension_does_not_squash_the_paper_schedulers_and_stays_visible():
+    means = _with_far_extension()
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("ajct",))
+    paper = means[means["scheduler"].isin(PAPER_SCHEDULERS) & (means["metric"] == "ajct")]
+    paper = paper["value"]
+    for ax in fig.axes:
+        low, high = ax.get_xlim()
+        assert low <= paper.min() and paper.max() <= high
+        assert high - low < 1.5 * (paper.max() - paper.min())  # the paper's span fills it
+        ys = {round(y, 6) for _, y in _drawn_points(ax)}
+        assert ys == set(range(len(ALL)))  # every scheduler, the extension's included
+        notes = [t.get_text() for t in ax.texts]
+        assert sum("off scale" in t for t in notes) == len(EXTENSION_SCHEDULERS)
+        assert any("200.0k" in t for t in notes)
+
+
+def test_a_line_grid_keeps_the_paper_axis_and_marks_the_extension_at_its_edge():
+    means = _with_far_extension().assign(cost=1.0)
+    means = pd.concat([means, means.assign(cost=10.0)])
+    fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("ajct",))
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [P.display(s) for s in ALL]
+    for ax in fig.axes:
+        low, high = ax.get_ylim()
+        assert low > 1_000_000  # the 0.2 M s lines do not stretch it
+        assert sum("off scale" in t.get_text() for t in ax.texts) == len(EXTENSION_SCHEDULERS)
+
+
+def test_every_scheduler_of_a_relative_two_stage_grid_has_its_own_point():
+    """The openb packing: nine schedulers within 0.1 % of each other, two stages; each gets
+    a distinct point, and the axis shows differences from COMPASS-ABS in % of its value."""
+    rows = []
+    for share in (0.27, 0.59):
+        for stage in ("at the first rejection", "at saturation"):
+            for i, s in enumerate(["compass-abs", "gfs", "fgd", "cafgd", "mcg", "fft", "drr",
+                                   *EXTENSION_SCHEDULERS]):
+                value = 1.0 if stage == "at saturation" else 0.999 + (0.0007 if i else 0.0)
+                rows.append({"multi_gpu_share": share, "stage": stage, "scheduler": s,
+                             "metric": "allocated_share", "value": value})
+    fig = P.dot_grid(pd.DataFrame(rows), "multi_gpu_share", "T", "REAL",
+                     metrics=("allocated_share",), relative=True, stage="stage")
+    for ax in fig.axes:
+        points = _drawn_points(ax)
+        assert len(points) == len(set(points)) == 9 * 2
+        assert "% of its value" in ax.get_xlabel()
+        xs = sorted({round(x, 6) for x, _ in points})
+        assert xs == [0.0, round(0.0007 / 0.999 * 100, 6)]  # the gap as it is: 0.07 %
+    assert "hollow: at saturation" in " ".join(t.get_text() for t in fig.texts)
+
+
+def test_a_lead_over_a_zero_baseline_is_drawn_as_an_absolute_difference():
+    leads = pd.DataFrame([
+        {"trace": "venus", "metric": "afr", "lead": 0.016, "ci_low": 0.009, "ci_high": 0.023,
+         "n": 6, "baseline_mean": 0.033, "strongest_baseline": "fft"},
+        {"trace": "physmix", "metric": "afr", "lead": -0.011, "ci_low": -0.018,
+         "ci_high": -0.006, "n": 3, "baseline_mean": 0.0, "strongest_baseline": "gfs"},
+    ])
+    fig = P.lead_panels(leads, "trace", "leads", "SYNTHETIC", metrics=("afr",))
+    ax = fig.axes[0]
+    assert len(ax.containers) == 2  # Phys-Mix's lead is kept
+    centres = sorted(round(float(c.lines[0].get_xdata()[0]), 6) for c in ax.containers)
+    assert centres == [-1.1, 1.6]  # points of the node share
+    zero = [line for line in ax.lines if list(line.get_xdata()) == [0, 0]][0]
+    for text in ax.texts:  # the row notes sit on a white box above the zero line
+        assert text.get_bbox_patch().get_facecolor()[:3] == (1.0, 1.0, 1.0)
+        assert text.get_zorder() > zero.get_zorder()
+
+
+def test_the_paper_values_are_drawn_and_labelled_paper():
+    means = _with_far_extension(("gfs",))
+    paper = [PaperValue("f", "agu", "compass-abs", low=0.957),
+             PaperValue("f", "ajct", "lead", low=135.0, high=135.0, group="gfs"),
+             PaperValue("f", "ajct", "lead", low=999.0, high=999.0, group="venus")]
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("ajct", "agu"), paper=paper)
+    ajct, agu = fig.axes
+    star = [c for c in ajct.collections if c.get_label() == P.PAPER]
+    assert len(star) == 1  # the venus lead does not apply to the GFS column
+    best = means[(means["metric"] == "ajct") & means["scheduler"].isin(P.BASELINES)]["value"]
+    assert star[0].get_offsets()[0][0] == best.min() - 135.0
+    assert agu.get_xlim()[1] >= 0.957  # the paper's floor is on the axis
+    assert any(t.get_text() == "paper >= 0.957" for t in agu.texts)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["paper: stated value", "paper: stated bound"]
+    leads = pd.DataFrame([{"trace": "gfs", "metric": "ajct", "lead": -9.7, "ci_low": -20.0,
+                           "ci_high": 20.0, "n": 9, "baseline_mean": 1.2e6,
+                           "strongest_baseline": "fft"}])
+    fig = P.lead_panels(leads, "trace", "leads", "SYNTHETIC", metrics=("ajct",), paper=paper)
+    marks = [c for c in fig.axes[0].collections if c.get_label() == P.PAPER]
+    assert [tuple(m.get_offsets()[0]) for m in marks] == [(135.0, 0.0)]
+
+
+def _overlaps(fig) -> list[tuple[str, str]]:
+    """Pairs of axis and tick labels whose boxes overlap, and labels that run into another
+    panel: what a reader sees as labels over labels."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labels = []
+    for ax in fig.axes:
+        ticks = [t.label1 for axis in (ax.xaxis, ax.yaxis) for t in axis.get_major_ticks()
+                 if min(axis.get_view_interval()) <= t.get_loc() <= max(axis.get_view_interval())]
+        texts = [ax.xaxis.label, ax.yaxis.label, *ticks]  # the ticks drawn: inside the view
+        labels += [(ax, t, t.get_window_extent(renderer)) for t in texts
+                   if isinstance(t, Text) and t.get_visible() and t.get_text()]
+    found = []
+    for i, (ax, text, box) in enumerate(labels):
+        for other in fig.axes:
+            if other is not ax and box.overlaps(other.get_window_extent(renderer)):
+                found.append((text.get_text(), "another panel"))
+        for ax2, text2, box2 in labels[i + 1:]:
+            if ax2 is not ax and box.overlaps(box2):
+                found.append((text.get_text(), text2.get_text()))
+    return found
+
+
+@pytest.mark.parametrize("columns", [2, 4])
+def test_no_label_runs_into_another_panel_or_label(columns):
+    long = ("allocated_share", "partial_nodes", "sif_panel")
+    rows = [{"share": c, "scheduler": s, "metric": m, "value": 0.1 * i + c, "x": x}
+            for c in range(columns) for i, s in enumerate(ALL) for m in long for x in (1, 2)]
+    frame = pd.DataFrame(rows)
+    assert _overlaps(P.dot_grid(frame, "share", "T", "REAL", metrics=long)) == []
+    assert _overlaps(P.line_grid(frame, "x", "share", "T", "REAL", metrics=long)) == []
+
+
+def test_an_extension_value_near_the_paper_range_stays_on_the_axis():
+    """Off scale only where including it would more than double the axis."""
+    means = _with_far_extension(("gfs",))
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("agu",))
+    ax = fig.axes[0]
+    agu = means[means["metric"] == "agu"]["value"]
+    low, high = ax.get_xlim()
+    assert low <= agu.min() and agu.max() <= high  # the extension's 0.58, 0.59 included
+    assert not [t for t in ax.texts if "off scale" in t.get_text()]
+
+
+def test_off_scale_notes_at_the_same_edge_do_not_overlap():
+    means = _with_far_extension().assign(cost=1.0)
+    fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("ajct",))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if "off scale" in t.get_text()]
+        assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1])
+
+
+def test_a_time_series_label_stays_beside_its_panel_and_the_paper_range_is_drawn():
+    rows = [{"window": w, "scheduler": s, "hour": h, "nsif": v}
+            for w in ("paper", "busiest") for s, v in (("compass-abs", 1), ("gfs", 6))
+            for h in (21.0, 22.5)]
+    paper = [PaperValue("fig5_nsif", "nsif", "baselines", 60.0, 80.0, "paper", "6.6")]
+    fig = P.time_series(pd.DataFrame(rows), "nsif", "T", "SYNTHETIC", bound=2,
+                        panels={"paper": "paper window", "busiest": "busiest window"},
+                        paper=paper)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    first, second = fig.axes
+    label, panel = first.yaxis.label.get_window_extent(renderer), first.get_window_extent(renderer)
+    assert panel.y0 <= label.y0 and label.y1 <= panel.y1  # no longer than its panel
+    assert [c.get_label() for c in first.collections].count(P.PAPER) == 1
+    assert [c.get_label() for c in second.collections].count(P.PAPER) == 0  # paper window only
+    assert "paper: stated range" in [t.get_text() for t in fig.legends[-1].get_texts()]
+
+
+def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
+    means = pd.DataFrame([{"trace": "gfs", "scheduler": s, "metric": "pause_per_job",
+                           "cost": c, "value": v * c}
+                          for s, v in (("compass-abs", 0.5), ("fft", 0.2)) for c in (1, 10)])
+    paper = [PaperValue("f", "pause_per_job", "compass-abs", high=1.0, where="6.5")]
+    fig = P.line_grid(means, "cost", "trace", "T", "SYNTHETIC", metrics=("pause_per_job",),
+                      paper=paper)
+    ax = fig.axes[0]
+    (bar,) = [c for c in ax.collections if c.get_label() == P.PAPER]
+    assert bar.get_segments()[0][:, 1].tolist() == [1.0, 1.0]  # at 1 s, across the panel
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]

@@ -18,6 +18,8 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | 6.6, Figs. 5-7 | ``CaseStudy`` (``case_summary``, ``case_head_blocking``) |
 | 5.1, Phys-Mix on Ray | ``physical``, ``migration_latencies`` |
 | every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
+| every figure | ``compare``, ``lead_story``, ``series_story``, ``top1_story``: its reading |
+| the paper's stated values | ``paper_values`` (paper/paper_values.yaml) |
 | beyond the paper | ``Results.with_extension``, ``extension_leads``: COMPASS-ABS+ (ours) |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
@@ -33,6 +35,7 @@ from typing import Any
 # Functions named as their module, imported now: a later import of the module sets the
 # package's attribute of that name to the module, which would hide a function bound lazily.
 from compass.experiments.composition import composition as composition
+from compass.experiments.paper_values import paper_values as paper_values
 from compass.experiments.physical import physical as physical
 
 #: The module each public name lives in. They are imported on first use (PEP 562), so that a
@@ -47,6 +50,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "coverage": ("BUCKETS", "coverage_pairs", "rho_bucket", "top1_table", "wcc_days"),
     "extension": ("extension_leads",),
     "migrations": ("migrations_by_operator", "operator_shares"),
+    "narrative": ("Story", "compare", "lead_story", "series_story", "top1_story"),
+    "paper_values": ("PaperValue",),
     "physical": ("migration_latencies", "physical_label"),
     "report": ("claims_shown",),
     "results": ("Results",),
@@ -56,7 +61,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = sorted([*_WHERE, "composition", "physical"])
+__all__ = sorted([*_WHERE, "composition", "paper_values", "physical"])
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ empty, eq. 14); such values are left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,11 @@ from compass.experiments.stats import paired_lead
 METRICS = ("afr", "ajct", "agu")
 #: Direction of each metric.
 LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
+#: Which way is better for every measure a figure plots: the three above and the others.
+MEASURE_LOWER_IS_BETTER = {
+    **LOWER_IS_BETTER, "sif": True, "sif_gpu": True, "sif_panel": True, "nsif": True,
+    "partial_nodes": True, "allocated_share": False, "pause_per_job": True,
+    "migrations_per_job": True, "gpu_util": False, "empty_nodes": False}
 #: Relative tolerance under which two values tie.
 TIE_TOLERANCE = 1e-9
 #: The columns that identify a sample: one replay of the same jobs under every scheduler.
@@ -41,13 +46,16 @@ def metric_means(runs: pd.DataFrame, by: Sequence[str],
     return out[[*keys, "metric", "value", "samples"]]
 
 
-def _best(values: pd.Series, metric: str) -> float:
-    return float(values.min() if LOWER_IS_BETTER[metric] else values.max())
+def _best(values: pd.Series, metric: str,
+          lower_is_better: Mapping[str, bool] = LOWER_IS_BETTER) -> float:
+    return float(values.min() if lower_is_better[metric] else values.max())
 
 
 def leads(means: pd.DataFrame, reference: str, baselines: Sequence[str],
-          by: Sequence[str]) -> pd.DataFrame:
-    """Per group and metric: the reference's value, the strongest baseline and the lead."""
+          by: Sequence[str], lower_is_better: Mapping[str, bool] = LOWER_IS_BETTER
+          ) -> pd.DataFrame:
+    """Per group and metric: the reference's value, the strongest baseline and the lead;
+    ``lower_is_better``: each metric's direction (measures beyond the paper's three)."""
     rows = []
     for key, group in means.groupby([*by, "metric"], sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -58,10 +66,10 @@ def leads(means: pd.DataFrame, reference: str, baselines: Sequence[str],
         row.update(reference=reference, reference_value=float(ref.iloc[0]) if len(ref) else
                    np.nan, strongest_baseline=None, baseline_value=np.nan, lead=np.nan)
         if len(base):
-            best = _best(base["value"], metric)
+            best = _best(base["value"], metric, lower_is_better)
             row.update(strongest_baseline=base.loc[base["value"] == best, "scheduler"].iloc[0],
                        baseline_value=best)
-            sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
+            sign = 1.0 if lower_is_better[metric] else -1.0
             row["lead"] = sign * (best - row["reference_value"])
         rows.append(row)
     return pd.DataFrame(rows)
