@@ -41,7 +41,7 @@ the queue order, so ``backfill`` leaves the guarantee as it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -59,6 +59,7 @@ from compass.schedulers.abs_moves import (
 from compass.schedulers.abs_space import AbsSpace
 from compass.schedulers.backfill import Backfill
 from compass.schedulers.base import Move, Placement
+from compass.schedulers.estimates import RuntimeEstimate, make_estimator
 from compass.schedulers.compass_abs import (
     DRAIN_CLASSES,
     CompassAbs,
@@ -136,7 +137,8 @@ class CompassAbsPlus(CompassAbs):
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
                  backfill: bool = True, end_aligned: bool = True, nsif: int = 2,
-                 max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> None:
+                 max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400,
+                 runtime_estimate: RuntimeEstimate = "exact") -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
             raise ValueError("admit_by_compaction moves instances into the extended space: "
@@ -152,10 +154,11 @@ class CompassAbsPlus(CompassAbs):
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
         self.max_evals = max_evals
+        self.runtime_estimate = runtime_estimate
         self.stats = PlusStats()
         self._started_at = -math.inf
         self._started: set[int] = set()
-        self.gate = Backfill()
+        self.gate = Backfill(make_estimator(runtime_estimate, seed))
 
     def params(self) -> dict[str, Any]:
         return {"seed": self.seed, "mixed_nodes": self.mixed_nodes,
@@ -164,22 +167,29 @@ class CompassAbsPlus(CompassAbs):
                 "backfill": self.backfill, "end_aligned": self.end_aligned,
                 "nsif": self.nsif,
                 "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
-                "max_evals": self.max_evals}
+                "max_evals": self.max_evals, "runtime_estimate": self.runtime_estimate}
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         super().reset(state, workload)
         self.stats = PlusStats()
         self._started_at, self._started = -math.inf, set()
-        self.gate = Backfill()  # planned ends (also end alignment's) and backfill's gate
+        # planned ends (also end alignment's) and backfill's gate
+        self.gate = Backfill(make_estimator(self.runtime_estimate, self.seed))
+
+    def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        """With ``backfill``: the job joins the gate's candidate index."""
+        if self.backfill:
+            self.gate.arrived(job)
+        return ()
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState,
-                        now: float) -> tuple[Sequence[Job], bool]:
-        """With ``backfill``: the whole queue in FIFO order, a refusal not blocking (``place``
-        gates the jobs behind the first refused one); else the FIFO head-of-line blocking."""
+                        now: float) -> tuple[Iterable[Job], bool]:
+        """With ``backfill``: the queue in FIFO order, a refusal not blocking (``place``
+        gates the jobs behind the first refused one), after the first refusal only the jobs
+        the gate may admit (``Backfill.offers``); else the FIFO head-of-line blocking."""
         if not self.backfill:
             return super().admission_order(queue, state, now)
-        self.gate.open_pass()
-        return queue, False
+        return self.gate.offers(queue, state, now), False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Backfill's gate (a job behind a refused head starts only if it ends by the head's
@@ -254,8 +264,9 @@ class CompassAbsPlus(CompassAbs):
         return space.commit()
 
     def _forget(self, job: Job) -> None:
-        """Drop a departed job's planned end (absent if it was placed around ``place``)."""
-        self.gate.forget(job.job_id)
+        """Drop a departed job's planned end (absent if it was placed around ``place``);
+        the runtime estimator learns its duration."""
+        self.gate.departed(job)
 
     def check(self, state: ClusterState) -> None:
         self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
