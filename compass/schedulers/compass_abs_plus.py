@@ -13,8 +13,9 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
   instances between partial nodes would make room, the cheapest such move set (fewest
   moved jobs, then instances; ``abs_moves.find_plan``) is applied before the placement
   (``Placement.pre_moves``, operator "admit").
-* ``lazy_compaction``: no Compact after an event while N x SIF <= ``nsif`` (2: the bound of
-  Theorem 1, eq. 10), so strays are not re-homed either. Above it, the cheapest move sets
+* ``lazy_compaction``: no Compact after an event while N x SIF <= 2 + ``bound_slack`` (k = 0:
+  the bound of Theorem 1, eq. 10; k > 0 trades the bound for fewer moves), so strays are
+  not re-homed either. Above it, the cheapest move sets
   that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
   bound holds; if none is found, compass-abs's passes and then its whole settle, each only
   while still needed. Off: Compact and re-homing after every event, as compass-abs.
@@ -136,21 +137,23 @@ class CompassAbsPlus(CompassAbs):
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
-                 backfill: bool = True, end_aligned: bool = True, nsif: int = 2,
+                 backfill: bool = True, end_aligned: bool = True, bound_slack: int = 0,
                  max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400,
                  runtime_estimate: RuntimeEstimate = "exact") -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
             raise ValueError("admit_by_compaction moves instances into the extended space: "
                              "it needs mixed_nodes=True")
-        if min(max_nodes, max_jobs, max_evals) < 1 or nsif < 0:
-            raise ValueError("need max_nodes, max_jobs, max_evals >= 1 and nsif >= 0")
+        if min(max_nodes, max_jobs, max_evals) < 1 or bound_slack < 0:
+            raise ValueError("need max_nodes, max_jobs, max_evals >= 1 and bound_slack >= 0")
         self.mixed_nodes = mixed_nodes
         self.admit_by_compaction = admit_by_compaction
         self.lazy_compaction = lazy_compaction
         self.backfill = backfill
         self.end_aligned = end_aligned
-        self.nsif = nsif
+        self.bound_slack = bound_slack
+        #: the bound lazy compaction keeps: N x SIF <= 2 + k
+        self.nsif = 2 + bound_slack
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
         self.max_evals = max_evals
@@ -165,7 +168,7 @@ class CompassAbsPlus(CompassAbs):
                 "admit_by_compaction": self.admit_by_compaction,
                 "lazy_compaction": self.lazy_compaction,
                 "backfill": self.backfill, "end_aligned": self.end_aligned,
-                "nsif": self.nsif,
+                "bound_slack": self.bound_slack,
                 "max_nodes": self.max_nodes, "max_jobs": self.max_jobs,
                 "max_evals": self.max_evals, "runtime_estimate": self.runtime_estimate}
 
