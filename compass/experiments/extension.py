@@ -332,10 +332,10 @@ def estimate_leads(runs: pd.DataFrame, baselines: Sequence[str] = BASELINES,
     (``stats.bootstrap_mean``), and COMPASS-ABS+'s mean pause per job with its interval."""
     have = [b for b in baselines if b in set(runs["variant"])]
     rows = []
+    wide = runs.pivot_table(index=["trace", "day", "seed"], columns="variant",
+                            values=list(LEAD_METRICS) + [PAUSE])
     for estimate in runs["runtime_estimate"].dropna().unique():
         ours, ref = f"{PLUS} {estimate}", f"{BACKFILL_REFERENCE} {estimate}"
-        wide = runs.pivot_table(index=["trace", "day", "seed"], columns="variant",
-                                values=list(LEAD_METRICS) + [PAUSE])
         if ours not in wide["ajct"] or ref not in wide["ajct"]:
             continue
         groups = [((t, str(d)), g) for (t, d), g in wide.groupby(level=["trace", "day"])]
