@@ -15,7 +15,7 @@ from trace_rows import gap_trace, trace
 
 import compass
 from compass.model import Job
-from compass.schedulers.backfill import Backfill, GfsBackfill, _MinTree
+from compass.schedulers.backfill import GfsBackfill, _MinTree
 from compass.schedulers.compass_abs_plus import CompassAbsPlus
 from compass.schedulers.estimates import (
     ESTIMATES,

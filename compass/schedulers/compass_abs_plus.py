@@ -60,7 +60,6 @@ from compass.schedulers.abs_moves import (
 from compass.schedulers.abs_space import AbsSpace
 from compass.schedulers.backfill import Backfill
 from compass.schedulers.base import Move, Placement
-from compass.schedulers.estimates import RuntimeEstimate, make_estimator
 from compass.schedulers.compass_abs import (
     DRAIN_CLASSES,
     CompassAbs,
@@ -71,6 +70,7 @@ from compass.schedulers.compass_abs import (
     remove_instances,
     settle,
 )
+from compass.schedulers.estimates import RuntimeEstimate, make_estimator
 from compass.schedulers.registry import register
 
 
