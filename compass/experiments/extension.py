@@ -421,17 +421,21 @@ def smallest_slack(curve: pd.DataFrame, trace: str = "gfs") -> dict[str, object]
 
 
 def plot_slack_curve(curve: pd.DataFrame, path: str | Path) -> Path:
-    """Pause per job against AFR and against AJCT, one line per trace through k = 0..4
-    (each point labelled by its k), the pause goal dashed."""
+    """Pause per job against AFR and against AJCT's change from the trace's smallest k (the
+    traces' AJCTs differ tenfold), one line per trace through its k (each point labelled),
+    the pause goal dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-    for ax, metric, name in ((axes[0], "afr", "AFR"), (axes[1], "ajct", "AJCT (s)")):
+    curve = curve.sort_values(["trace", "bound_slack"])
+    curve = curve.assign(ajct_change=curve["ajct"] - curve.groupby("trace")["ajct"]
+                         .transform("first"))
+    for ax, metric, name in ((axes[0], "afr", "AFR"),
+                             (axes[1], "ajct_change", "AJCT change from the smallest k (s)")):
         for trace, g in curve.groupby("trace"):
-            g = g.sort_values("bound_slack")
             ax.plot(g[metric], g["pause_per_job"], marker="o", label=f"{trace}-synth")
             for r in g.itertuples():
                 ax.annotate(f"k={r.bound_slack}", (getattr(r, metric), r.pause_per_job),
