@@ -44,9 +44,17 @@ def shadow_time(head: Job, state: ClusterState, ends: Sequence[tuple[float, int]
     a node; w its instances). ``now`` if it fits by that count already (only fragmentation
     refuses it; nothing backfills then), inf if it fits on no state. Reads only the leaving
     jobs' nodes."""
+    return max(first_fitting_end(head, state, ends, width), now)
+
+
+def first_fitting_end(head: Job, state: ClusterState, ends: Sequence[tuple[float, int]],
+                      width: int) -> float:
+    """``shadow_time`` before the max with now: -inf if the head fits by count already,
+    else the first planned end after which it does (inf if none). It reads the state and
+    the ends only, so it holds until one of them changes."""
     room = state.instance_capacity(width)
     if room >= head.num_instances:
-        return now
+        return -math.inf
     free: dict[int, int] = {}
     for end, job_id in ends:
         for instance in state.job_instances(job_id):
@@ -55,7 +63,7 @@ def shadow_time(head: Job, state: ClusterState, ends: Sequence[tuple[float, int]
             free[node] = before + state.size_of(instance)
             room += free[node] // width - before // width
         if room >= head.num_instances:
-            return max(end, now)
+            return end
     return math.inf
 
 class _MinTree:
@@ -205,6 +213,11 @@ class Backfill:
         self._first_shadow: dict[int, float] = {}
         self.late_heads = 0
         self.extra_wait_s = 0.0
+        #: starts and departures so far: the state and the ends change only with them
+        #: (moves come with a start or after a departure), so a head's first fitting end
+        #: is kept until the next one: (epoch, job id, width, end)
+        self._epoch = 0
+        self._memo: tuple[int, int, int, float] = (-1, -1, 0, math.inf)
 
     def open_pass(self) -> None:
         """A new admission pass: no reservation yet."""
@@ -237,23 +250,31 @@ class Backfill:
         room = self.shadow - now
         room += 1e-9 * max(1.0, abs(self.shadow)) if math.isfinite(room) else 0.0
         shape_part = self.estimator.shape_part
-        cached: dict[Shape, tuple[int, int]] = {}  # shape -> (seq, local) or (-1, -1)
+        refused = self._refused
+        # (seq, local, queue, limit) per shape that may still offer a job: one with no
+        # candidate left under the limit, or wider than the free GPUs, is dropped for the
+        # rest of the pass (pos only grows, free GPUs only fall, the limit is fixed)
+        live = [[pos, -1, sq, room - shape_part(sq.shape)] for sq in self.waiting.by_gpus]
         while True:
             free = state.total_gpus - state.used_gpus
-            best: tuple[int, int, _ShapeQueue] | None = None
-            for sq in self.waiting.by_gpus:
+            best: list | None = None
+            kept = []
+            for entry in live:
+                sq = entry[2]
                 if sq.gpus > free:
                     break
-                shape = sq.shape
-                if shape in self._refused:
+                if sq.shape in refused:  # skipped until the next start clears the set
+                    kept.append(entry)
                     continue
-                seq, local = cached.get(shape, (pos, -1))
-                if 0 <= seq <= pos:
-                    local = sq.next_after(pos, room - shape_part(shape))
-                    seq = sq.seqs[local] if local >= 0 else -1
-                    cached[shape] = (seq, local)
-                if seq >= 0 and (best is None or seq < best[0]):
-                    best = (seq, local, sq)
+                if entry[0] <= pos:
+                    local = sq.next_after(pos, entry[3])
+                    if local < 0:
+                        continue
+                    entry[0], entry[1] = sq.seqs[local], local
+                kept.append(entry)
+                if best is None or entry[0] < best[0]:
+                    best = entry
+            live = kept
             if best is None:
                 return
             pos = best[0]
@@ -277,12 +298,17 @@ class Backfill:
         self._refused.add((job.gpus_per_instance, job.num_instances))
         if self._reserve:
             self._reserve = False
-            self.shadow = shadow_time(job, state, self.ends, now, width)
+            epoch, job_id, w, end = self._memo
+            if (epoch, job_id, w) != (self._epoch, job.job_id, width):
+                end = first_fitting_end(job, state, self.ends, width)
+                self._memo = (self._epoch, job.job_id, width, end)
+            self.shadow = max(end, now)
             self._first_shadow.setdefault(job.job_id, self.shadow)
 
     def started(self, job: Job, now: float) -> None:
         """``job`` starts at ``now``: its planned end joins the plan."""
         self._refused.clear()
+        self._epoch += 1
         self.waiting.remove(job.job_id)
         first = self._first_shadow.pop(job.job_id, None)
         if first is not None and now > first:
@@ -299,6 +325,7 @@ class Backfill:
     def departed(self, job: Job) -> None:
         """Drop a departed job's planned end (absent if it never started through the gate);
         the estimator learns its duration."""
+        self._epoch += 1
         end = self._planned.pop(job.job_id, None)
         if end is not None:
             del self.ends[bisect_left(self.ends, (end, job.job_id))]
