@@ -11,10 +11,17 @@ of the same day. The data are SYNTHETIC, and every row says so.
 * ``goal_table``: per (trace, day), each scheduler's mean over the seeds, and COMPASS-ABS+'s
   paired lead over the best baseline of each seed with a bootstrap interval;
 * ``ablation_table``: each variant's means over all samples of a trace and its change
-  against the full scheduler (the share of each mechanism, and what the bound costs).
+  against the full scheduler (the share of each mechanism, and what the bound costs);
+* ``estimate_runs``/``estimate_leads``: COMPASS-ABS+ and gfs-backfill under each runtime
+  estimate (clairvoyant, user, history), and COMPASS-ABS+'s leads per estimate over
+  gfs-backfill and the strongest paper baseline (table ``extension_estimates``);
+* ``slack_runs``/``slack_curve``/``smallest_slack``/``plot_slack_curve``: the price of the
+  bound, pause per job against AFR and AJCT for ``bound_slack`` k = 0..4
+  (``figures/fig_bound_slack.png``).
 
-``python -m compass.experiments.extension --out results/extension`` runs it all and writes
-CSV and Markdown. It reads no profile.
+``python -m compass.experiments.extension --out results/extension`` runs the goal and writes
+CSV and Markdown (``--part estimates``, ``--part bound-slack``: the other two). It reads no
+profile.
 
 In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
 batch beside the paper's (``Results.extension_runs``), and ``extension_leads`` measures

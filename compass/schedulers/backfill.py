@@ -2,11 +2,11 @@
 ``gfs-backfill``: best-fit with it, the fair reference for COMPASS-ABS+'s backfill.
 
 The FIFO queue loses head-of-line blocking: when a job is refused (the head of the pass) it
-gets a reservation, its *shadow time*: the first planned departure (start + duration; pauses
-not counted) after which it would fit by count with nothing moved (``shadow_time``). Jobs
-behind it are then offered in FIFO order and only those that would end by then start, so
-the head is not delayed while the plans hold. It reads the jobs' durations from the trace
-(clairvoyant, a perfect runtime estimate), which none of the paper's FIFO schedulers does.
+gets a reservation, its *shadow time*: the first planned departure (start + runtime
+estimate; pauses not counted) after which it would fit by count with nothing moved
+(``shadow_time``). Jobs behind it are then offered in FIFO order and only those that would
+end by then start, so the head is not delayed while the plans hold. None of the paper's
+FIFO schedulers plans with runtimes.
 ``Backfill`` is the gate's bookkeeping, shared by every scheduler that uses it.
 
 The plan's runtimes are ``runtime_estimate``'s (``estimates``: ``exact``, the clairvoyant

@@ -22,16 +22,19 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
 * ``end_aligned`` (acts only with ``lazy_compaction``): of the one-move fills, lazy
   compaction applies the one whose filled node's first planned departure is latest
   (``abs_ends``), so the nodes kept full stay full longest and fewer departures break a
-  full node. It reads the
-  jobs' durations (clairvoyant, as ``backfill``); it changes which fill, not how many.
+  full node. It reads the planned ends (start + runtime estimate, as ``backfill``); it
+  changes which fill, not how many.
 * ``backfill``: the FIFO queue without head-of-line blocking, EASY style. When a job is
   refused (the head of the pass), it gets a reservation: its *shadow time*, the first
-  planned departure (start + duration; pauses not counted) after which it would fit by
+  planned departure (start + runtime estimate; pauses not counted) after which it would fit by
   count with nothing moved (``backfill.shadow_time``, counting slot-wide room). Jobs
   behind it are then offered in FIFO order and only those that would end by then start;
-  so the head is not delayed while the plans hold. It reads the jobs' durations
-  (clairvoyant, as CAFGD's gradient). Off: strict FIFO with head-of-line blocking, as every
-  paper scheduler. ``gfs-backfill`` is best-fit under the same gate.
+  so the head is not delayed while the plans hold. ``runtime_estimate`` says where the
+  runtimes come from (``estimates``: ``exact``, the trace's durations, clairvoyant as
+  CAFGD's gradient; ``user``; ``history``). Off: strict FIFO with head-of-line blocking, as
+  every paper scheduler. ``gfs-backfill`` is best-fit under the same gate.
+* ``bound_slack`` k >= 0: lazy compaction keeps N x SIF <= 2 + k instead of 2 (the price of
+  the bound: fewer moves for more partial nodes).
 
 Moves of jobs started at the current instant cost nothing in every search (the engine
 launches them where they end up). With every mechanism off it makes exactly compass-abs's
