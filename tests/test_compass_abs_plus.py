@@ -324,6 +324,34 @@ def test_simulated_runs_keep_the_bound_under_the_wcc(seed, nodes):
     assert r.jobs["end_time"].notna().all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(1, 8), k=st.integers(0, 4),
+       estimate=st.sampled_from(("exact", "user", "history")))
+def test_every_bound_slack_keeps_its_bound_under_the_wcc(seed, nodes, k, estimate):
+    """``bound_slack`` k: after every instant at which the WCC holds, N x SIF <= 2 + k,
+    whatever the runtime estimate (it changes the queue order only); and the bound is
+    (``test_a_slack_lets_n_x_sif_exceed_2``: the slack is used, not only allowed)."""
+    tr = random_trace(random.Random(seed), 60, nodes)
+    r = compass.simulate(tr, PLUS, nodes=nodes, migration_cost=5.0, debug_checks=True,
+                         scheduler_params={"bound_slack": k, "runtime_estimate": estimate})
+    tl = r.timeline
+    wcc = tl["wcc"].astype(bool)
+    assert ((tl["partial_nodes"] - tl["phi_star"])[wcc] <= 2 + k).all()
+
+
+def test_a_slack_lets_n_x_sif_exceed_2():
+    """With k = 2 some instant under the WCC has N x SIF > 2 (the slack is used), on the
+    first of a fixed list of random streams where it happens."""
+    for seed in range(40):
+        tr = random_trace(random.Random(seed), 60, 6)
+        r = compass.simulate(tr, PLUS, nodes=6, migration_cost=5.0,
+                             scheduler_params={"bound_slack": 2})
+        tl = r.timeline
+        if ((tl["partial_nodes"] - tl["phi_star"])[tl["wcc"].astype(bool)] > 2).any():
+            return
+    raise AssertionError("no stream used the slack")
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10**6), nodes=st.integers(1, 8))
 def test_without_backfill_the_queue_is_strict_fifo(seed, nodes):

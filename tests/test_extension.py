@@ -67,3 +67,56 @@ def test_ablation_table_reports_each_variants_change():
     assert table.loc["no lazy compaction", "ajct change"] == pytest.approx(4.0)
     assert table.loc["no lazy compaction", "pause_per_job change"] == pytest.approx(2.0)
     assert table.loc[E.PLUS, "ajct change"] == 0
+
+
+def estimate_frame():
+    """Two seeds of one gfs day under two estimates: gfs (AJCT 100, AFR 0.2, AGU 0.5) and
+    each estimate's gfs-backfill (AJCT 90 + seed, AFR 0.1) and compass-abs-plus (AJCT 85
+    under clairvoyant, 92 under user; AFR 0.05; pause 0.4 + seed)."""
+    rows = []
+    for seed in (0, 1):
+        rows.append({"trace": "gfs", "day": 26, "seed": seed, "variant": "gfs",
+                     "runtime_estimate": None, "ajct": 100.0, "afr": 0.2, "agu": 0.5,
+                     "pause_per_job": 0.0})
+        for estimate, ours in (("clairvoyant", 85.0), ("user", 92.0)):
+            rows.append({"trace": "gfs", "day": 26, "seed": seed,
+                         "variant": f"{E.BACKFILL_REFERENCE} {estimate}",
+                         "runtime_estimate": estimate, "ajct": 90.0 + seed, "afr": 0.1,
+                         "agu": 0.55, "pause_per_job": 0.0})
+            rows.append({"trace": "gfs", "day": 26, "seed": seed,
+                         "variant": f"{E.PLUS} {estimate}", "runtime_estimate": estimate,
+                         "ajct": ours, "afr": 0.05, "agu": 0.56,
+                         "pause_per_job": 0.4 + seed})
+    return pd.DataFrame(rows)
+
+
+def test_estimate_leads_pair_each_estimate_with_its_own_gfs_backfill():
+    table = E.estimate_leads(estimate_frame(), baselines=("gfs",), resamples=200)
+    pick = table.set_index(["runtime_estimate", "day", "measure", "against"])["value"]
+    assert pick["clairvoyant", "26", "ajct lead", "gfs-backfill (clairvoyant)"] == \
+        pytest.approx(5.5)
+    assert pick["user", "26", "ajct lead", "gfs-backfill (user)"] == pytest.approx(-1.5)
+    assert pick["user", "26", "afr lead", "gfs-backfill (user)"] == pytest.approx(0.05)
+    assert pick["user", "all", "ajct lead", E.STRONGEST] == pytest.approx(8.0)
+    assert pick["user", "26", "pause per job", ""] == pytest.approx(0.9)
+    assert set(table["data"]) == {"SYNTHETIC gfs-synth"}
+
+
+def test_slack_curve_finds_the_smallest_slack_under_the_pause_goal():
+    rows = [{"trace": "gfs", "day": 26, "seed": s, "bound_slack": k,
+             "pause_per_job": 3.0 / (k + 1) + s / 10, "afr": 0.01 * k, "ajct": 100.0 + k,
+             "agu": 0.5, "max_nsif_wcc": 2 + k} for k in range(5) for s in (0, 1)]
+    curve = E.slack_curve(pd.DataFrame(rows), resamples=100)
+    assert list(curve["pause_per_job"]) == pytest.approx([3.05, 1.55, 1.05, 0.8, 0.65])
+    best = E.smallest_slack(curve, "gfs")
+    assert best["bound_slack"] == 3
+    assert best["afr change vs k = 0"] == pytest.approx(0.03)
+    assert best["ajct change vs k = 0"] == pytest.approx(3.0)
+    assert E.smallest_slack(curve[curve["bound_slack"] < 3], "gfs") is None
+
+
+def test_the_slack_figure_is_written(tmp_path):
+    rows = [{"trace": t, "bound_slack": k, "pause_per_job": 2.0 - k / 3, "afr": 0.01 * k,
+             "ajct": 100.0 + k} for t in ("gfs", "venus") for k in range(5)]
+    path = E.plot_slack_curve(pd.DataFrame(rows), tmp_path / "fig_bound_slack.png")
+    assert path.stat().st_size > 1000

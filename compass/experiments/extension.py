@@ -11,10 +11,17 @@ of the same day. The data are SYNTHETIC, and every row says so.
 * ``goal_table``: per (trace, day), each scheduler's mean over the seeds, and COMPASS-ABS+'s
   paired lead over the best baseline of each seed with a bootstrap interval;
 * ``ablation_table``: each variant's means over all samples of a trace and its change
-  against the full scheduler (the share of each mechanism, and what the bound costs).
+  against the full scheduler (the share of each mechanism, and what the bound costs);
+* ``estimate_runs``/``estimate_leads``: COMPASS-ABS+ and gfs-backfill under each runtime
+  estimate (clairvoyant, user, history), and COMPASS-ABS+'s leads per estimate over
+  gfs-backfill and the strongest paper baseline (table ``extension_estimates``);
+* ``slack_runs``/``slack_curve``/``smallest_slack``/``plot_slack_curve``: the price of the
+  bound, pause per job against AFR and AJCT for ``bound_slack`` k = 0..4
+  (``figures/fig_bound_slack.png``).
 
-``python -m compass.experiments.extension --out results/extension`` runs it all and writes
-CSV and Markdown. It reads no profile.
+``python -m compass.experiments.extension --out results/extension`` runs the goal and writes
+CSV and Markdown (``--part estimates``, ``--part bound-slack``: the other two). It reads no
+profile.
 
 In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
 batch beside the paper's (``Results.extension_runs``), and ``extension_leads`` measures
@@ -34,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from compass.api import simulate
-from compass.experiments.aggregate import lead_intervals, ordered
+from compass.experiments.aggregate import LOWER_IS_BETTER, lead_intervals, ordered
 from compass.experiments.config import EXTENSION_SCHEDULERS, ResolvedTrace, TraceSpec
 from compass.experiments.data import cluster_nodes, load_days
 from compass.experiments.results import Results
@@ -43,7 +50,9 @@ from compass.experiments.stats import Interval, bootstrap_mean, direction
 from compass.experiments.sweeps import overall_runs
 from compass.experiments.tables import markdown, write_table
 from compass.schedulers import create
+from compass.schedulers.backfill import Backfill
 from compass.schedulers.compass_abs_plus import CompassAbsPlus
+from compass.schedulers.estimates import ESTIMATES, label
 
 #: COMPASS-ABS+, the first of our extension's schedulers (config.EXTENSION_SCHEDULERS, kept
 #: apart from config.PAPER_SCHEDULERS).
@@ -68,8 +77,8 @@ ABLATION: dict[str, dict[str, object]] = {
 }
 #: COMPASS-ABS+ with a looser bound for its lazy compaction (what the bound costs).
 RELAXED: dict[str, dict[str, object]] = {
-    "bound N x SIF <= 4": {"nsif": 4},
-    "bound N x SIF <= 8": {"nsif": 8},
+    "bound N x SIF <= 4": {"bound_slack": 2},
+    "bound N x SIF <= 8": {"bound_slack": 6},
 }
 #: The goal's pause bound (s per job).
 PAUSE_GOAL = 1.0
@@ -128,7 +137,11 @@ def _run(jobs: pd.DataFrame, spec: TraceSpec, day: int, seed: int, eta: float, c
         "moves_by_operator": ";".join(f"{op}={n}" for op, n in charged.items()), "cpu_s": cpu,
     }
     if isinstance(policy, CompassAbsPlus):
-        row.update(policy.stats.record())
+        row.update(policy.stats.record(), bound_slack=policy.bound_slack)
+    gate = getattr(policy, "gate", None)
+    if isinstance(gate, Backfill):
+        row.update({"runtime_estimate": label(gate.estimator.name),
+                    "late_heads": gate.late_heads, "head_extra_wait_s": gate.extra_wait_s})
     return row
 
 
@@ -274,13 +287,206 @@ def write_extension_leads(results: str | Path, tables: str | Path) -> list[Path]
     return write_table(extension_leads(res), tables, LEADS_TABLE, caption)
 
 
+#: The schedulers whose backfill reads runtime estimates (MCG's ``backfill`` option skips
+#: a refused job without a reservation, so it plans with no runtime and has no estimate).
+ESTIMATING = (PLUS, BACKFILL_REFERENCE)
+#: The per-estimate leads table's stem under the tables folder.
+ESTIMATE_TABLE = "extension_estimates"
+
+
+def estimate_runs(seeds: Sequence[int] = (0, 1, 2), *, estimates: Sequence[str] = ESTIMATES,
+                  baselines: Sequence[str] = BASELINES, **kwargs) -> pd.DataFrame:
+    """``goal_runs`` of COMPASS-ABS+ and gfs-backfill under each runtime estimate
+    (``variant`` "<scheduler> <label>", ``runtime_estimate`` its display label, so
+    ``exact`` reads "clairvoyant") beside the paper's ``baselines`` (no estimate)."""
+    variants = {f"{s} {label(e)}": (s, {"runtime_estimate": e})
+                for e in estimates for s in ESTIMATING}
+    return _variant_runs(seeds, baselines, variants, **kwargs)
+
+
+def _variant_runs(seeds: Sequence[int], schedulers: Sequence[str],
+                  variants: Mapping[str, tuple[str, Mapping[str, object]]], *,
+                  eta: float = 0.9, cost: float = 10.0,
+                  traces: Mapping[str, TraceSpec] = GOAL_TRACES,
+                  days: Mapping[str, Sequence[int]] = GOAL_DAYS, demand: str = "window",
+                  log=None) -> pd.DataFrame:
+    """One row per (trace, day, seed, run): ``schedulers`` as they are, then each variant
+    label -> (scheduler, parameters), on the goal's days (as ``goal_runs``)."""
+    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    runs = [(s, s, {}) for s in schedulers] + [(s, v, dict(p)) for v, (s, p) in
+                                                variants.items()]
+    rows = []
+    for name, spec in traces.items():
+        for day in days[name]:
+            for seed in seeds:
+                jobs = load_days(ResolvedTrace(spec, "synthetic", (day,)), seed, [day])[day]
+                size = cluster_nodes(jobs, spec, day, eta, demand)
+                for scheduler, variant, params in runs:
+                    rows.append(_run(jobs, spec, day, seed, eta, cost, size.nodes, scheduler,
+                                     variant, params, demand))
+                    log(f"{name} day {day} seed {seed}: {variant:<30} "
+                        f"AJCT {rows[-1]['ajct']:9.0f}  AFR {rows[-1]['afr']:.4f}  "
+                        f"pause {rows[-1]['pause_per_job']:5.2f} s/job")
+    return pd.DataFrame(rows)
+
+
+def estimate_leads(runs: pd.DataFrame, baselines: Sequence[str] = BASELINES,
+                   resamples: int = 2000) -> pd.DataFrame:
+    """Per runtime estimate and (trace, day), and per trace over its days: COMPASS-ABS+'s
+    paired leads on AJCT, AFR and AGU (> 0: COMPASS-ABS+ better) over gfs-backfill under the
+    same estimate and over the strongest of the paper's ``baselines`` that ran (best per
+    sample), each with a 95 % bootstrap interval over the samples
+    (``stats.bootstrap_mean``), and COMPASS-ABS+'s mean pause per job with its interval."""
+    have = [b for b in baselines if b in set(runs["variant"])]
+    rows = []
+    wide = runs.pivot_table(index=["trace", "day", "seed"], columns="variant",
+                            values=list(LEAD_METRICS) + [PAUSE])
+    for estimate in runs["runtime_estimate"].dropna().unique():
+        ours, ref = f"{PLUS} {estimate}", f"{BACKFILL_REFERENCE} {estimate}"
+        if ours not in wide["ajct"] or ref not in wide["ajct"]:
+            continue
+        groups = [((t, str(d)), g) for (t, d), g in wide.groupby(level=["trace", "day"])]
+        groups += [((t, "all"), g) for t, g in wide.groupby(level="trace")]
+        for (trace, day), g in groups:
+            versus = [(f"{BACKFILL_REFERENCE} ({estimate})", [ref])]
+            if have:
+                versus.append((STRONGEST, have))
+            for against, rivals in versus:
+                for metric in LEAD_METRICS:
+                    theirs = g[metric][rivals]
+                    if LOWER_IS_BETTER[metric]:
+                        lead = theirs.min(axis=1) - g[metric][ours]
+                    else:
+                        lead = g[metric][ours] - theirs.max(axis=1)
+                    interval = bootstrap_mean(lead.to_numpy(), resamples=resamples)
+                    rows.append({"runtime_estimate": estimate, "trace": trace, "day": day,
+                                 "measure": f"{metric} lead", "against": against,
+                                 "value": interval.value, "ci_low": interval.low,
+                                 "ci_high": interval.high, "n": interval.n,
+                                 "unit": LEAD_METRICS[metric],
+                                 "reading": _lead_reading(PLUS, metric, against, interval)})
+            interval = bootstrap_mean(g[PAUSE][ours].to_numpy(), resamples=resamples)
+            rows.append({"runtime_estimate": estimate, "trace": trace, "day": day,
+                         "measure": "pause per job", "against": "", "value": interval.value,
+                         "ci_low": interval.low, "ci_high": interval.high, "n": interval.n,
+                         "unit": "s per job", "reading": _pause_reading(PLUS, interval)})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame.insert(2, "data", frame["trace"].map(
+            {t: f"SYNTHETIC {spec.synthetic}" for t, spec in GOAL_TRACES.items()}))
+    return frame
+
+
+def write_estimate_leads(runs: pd.DataFrame, tables: str | Path) -> list[Path]:
+    """``estimate_leads`` as ``<tables>/extension_estimates.{csv,md}``, captioned."""
+    caption = ("Beyond the paper: COMPASS-ABS+ (our extension) against best-fit with the same "
+               "backfill and runtime estimate, and against the strongest paper baseline, per "
+               "runtime estimate (clairvoyant: the trace's durations), paired over seeds "
+               "on the goal days, 95 % bootstrap intervals. SYNTHETIC data.")
+    return write_table(estimate_leads(runs), tables, ESTIMATE_TABLE, caption)
+
+
+#: The bound slacks k of the bound-slack curve, and its figure's stem.
+SLACKS = (0, 1, 2, 3, 4)
+SLACK_FIGURE = "fig_bound_slack"
+
+
+def slack_runs(seeds: Sequence[int] = (0, 1, 2), slacks: Sequence[int] = SLACKS,
+               **kwargs) -> pd.DataFrame:
+    """COMPASS-ABS+ at each ``bound_slack`` k on the goal days (``variant`` "k = <k>")."""
+    return _variant_runs(seeds, (), {f"k = {k}": (PLUS, {"bound_slack": k}) for k in slacks},
+                         **kwargs)
+
+
+def slack_curve(runs: pd.DataFrame, resamples: int = 2000) -> pd.DataFrame:
+    """Per trace and k: the mean pause per job, AFR and AJCT over the days and seeds, the
+    pause's bootstrap interval, and whether it is under the pause goal."""
+    rows = []
+    for (trace, k), g in runs.groupby(["trace", "bound_slack"]):
+        pause = bootstrap_mean(g[PAUSE].to_numpy(), resamples=resamples)
+        rows.append({"trace": trace, "bound_slack": int(k), "n": len(g),
+                     "pause_per_job": pause.value, "pause_low": pause.low,
+                     "pause_high": pause.high, "afr": g["afr"].mean(),
+                     "ajct": g["ajct"].mean(), "agu": g["agu"].mean(),
+                     "max_nsif_wcc": g["max_nsif_wcc"].max(),
+                     "pause goal met": bool(pause.value < PAUSE_GOAL)})
+    return pd.DataFrame(rows)
+
+
+def smallest_slack(curve: pd.DataFrame, trace: str = "gfs") -> dict[str, object] | None:
+    """The smallest k whose mean pause on ``trace`` is under the goal, with what it costs
+    against k = 0 (AFR, AJCT and AGU changes); None if no k reaches it."""
+    mine = curve[curve["trace"] == trace].set_index("bound_slack").sort_index()
+    met = mine[mine["pause_per_job"] < PAUSE_GOAL]
+    if met.empty:
+        return None
+    k, base = int(met.index[0]), mine.iloc[0]
+    row = mine.loc[k]
+    return {"trace": trace, "bound_slack": k, "pause_per_job": row["pause_per_job"],
+            **{f"{m} change vs k = {int(mine.index[0])}": row[m] - base[m]
+               for m in ("afr", "ajct", "agu")}}
+
+
+def plot_slack_curve(curve: pd.DataFrame, path: str | Path) -> Path:
+    """Pause per job against AFR and against AJCT's change from the trace's smallest k (the
+    traces' AJCTs differ tenfold), one line per trace through its k (each point labelled),
+    the pause goal dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    curve = curve.sort_values(["trace", "bound_slack"])
+    curve = curve.assign(ajct_change=curve["ajct"] - curve.groupby("trace")["ajct"]
+                         .transform("first"))
+    for ax, metric, name in ((axes[0], "afr", "AFR"),
+                             (axes[1], "ajct_change", "AJCT change from the smallest k (s)")):
+        for trace, g in curve.groupby("trace"):
+            ax.plot(g[metric], g["pause_per_job"], marker="o", label=f"{trace}-synth")
+            for r in g.itertuples():
+                ax.annotate(f"k={r.bound_slack}", (getattr(r, metric), r.pause_per_job),
+                            fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.axhline(PAUSE_GOAL, color="k", ls="--", lw=0.8)
+        ax.set(xlabel=name)
+    axes[0].set(ylabel="pause per job (s)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("COMPASS-ABS+: the price of the bound N x SIF <= 2 + k "
+                 "(goal days, SYNTHETIC)", fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("results/extension"))
+    parser.add_argument("--part", choices=["goal", "estimates", "bound-slack"],
+                        default="goal", help="the goal experiment (default); COMPASS-ABS+ "
+                        "and gfs-backfill under each runtime estimate (table in --tables); "
+                        "the bound-slack curve (figure in --figures)")
+    parser.add_argument("--tables", type=Path, default=Path("paper/tables"))
+    parser.add_argument("--figures", type=Path, default=Path("figures"))
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="estimates: leads over gfs-backfill only (cheaper)")
     args = parser.parse_args(argv)
-    runs = goal_runs(args.seeds)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.part == "estimates":
+        runs = estimate_runs(args.seeds, baselines=() if args.no_baselines else BASELINES)
+        runs.to_csv(args.out / "estimate_runs.csv", index=False)
+        write_estimate_leads(runs, args.tables)
+        return
+    if args.part == "bound-slack":
+        curve = slack_curve(slack_runs(args.seeds))
+        curve.to_csv(args.out / "bound_slack.csv", index=False)
+        plot_slack_curve(curve, args.figures / f"{SLACK_FIGURE}.png")
+        print(curve.to_string(index=False), smallest_slack(curve), sep="\n")
+        return
+    runs = goal_runs(args.seeds)
     runs.to_csv(args.out / "goal_runs.csv", index=False)
     for name, table in (("goal", goal_table(runs)), ("ablation", ablation_table(runs))):
         table.to_csv(args.out / f"{name}.csv", index=False)

@@ -6,10 +6,11 @@ search (``abs_moves.find_fill``) takes the first by room and node index. A node 
 becomes full turns partial again at its first departure, and a departure from a full node
 while N x SIF is at its bound costs another compaction; a departure from a node that is
 already partial costs nothing. So among the one-move fills this picks the one whose filled
-node's first planned departure (start + duration of its jobs, as backfill reads them;
-clairvoyant, as CAFGD) is latest, preferring a move that also empties its source: the
-nodes kept full are those that stay full longest, the early-ending instances stay on
-nodes that are partial anyway. It changes only which fill is applied, never how many.
+node's first planned departure (start + runtime estimate of its jobs, as backfill plans
+them; clairvoyant, as CAFGD, under the default ``exact`` estimate) is latest, preferring a
+move that also empties its source: the nodes kept full are those that stay full longest,
+the early-ending instances stay on nodes that are partial anyway. It changes only which
+fill is applied, never how many.
 """
 
 from __future__ import annotations

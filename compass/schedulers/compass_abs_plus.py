@@ -13,24 +13,28 @@ migrates. Each mechanism is a constructor parameter, so an ablation can switch i
   instances between partial nodes would make room, the cheapest such move set (fewest
   moved jobs, then instances; ``abs_moves.find_plan``) is applied before the placement
   (``Placement.pre_moves``, operator "admit").
-* ``lazy_compaction``: no Compact after an event while N x SIF <= ``nsif`` (2: the bound of
-  Theorem 1, eq. 10), so strays are not re-homed either. Above it, the cheapest move sets
+* ``lazy_compaction``: no Compact after an event while N x SIF <= 2 + ``bound_slack`` (k = 0:
+  the bound of Theorem 1, eq. 10; k > 0 trades the bound for fewer moves), so strays are
+  not re-homed either. Above it, the cheapest move sets
   that fill or empty one partial node (``abs_moves``, operator "lazy-compact") until the
   bound holds; if none is found, compass-abs's passes and then its whole settle, each only
   while still needed. Off: Compact and re-homing after every event, as compass-abs.
 * ``end_aligned`` (acts only with ``lazy_compaction``): of the one-move fills, lazy
   compaction applies the one whose filled node's first planned departure is latest
   (``abs_ends``), so the nodes kept full stay full longest and fewer departures break a
-  full node. It reads the
-  jobs' durations (clairvoyant, as ``backfill``); it changes which fill, not how many.
+  full node. It reads the planned ends (start + runtime estimate, as ``backfill``); it
+  changes which fill, not how many.
 * ``backfill``: the FIFO queue without head-of-line blocking, EASY style. When a job is
   refused (the head of the pass), it gets a reservation: its *shadow time*, the first
-  planned departure (start + duration; pauses not counted) after which it would fit by
+  planned departure (start + runtime estimate; pauses not counted) after which it would fit by
   count with nothing moved (``backfill.shadow_time``, counting slot-wide room). Jobs
   behind it are then offered in FIFO order and only those that would end by then start;
-  so the head is not delayed while the plans hold. It reads the jobs' durations
-  (clairvoyant, as CAFGD's gradient). Off: strict FIFO with head-of-line blocking, as every
-  paper scheduler. ``gfs-backfill`` is best-fit under the same gate.
+  so the head is not delayed while the plans hold. ``runtime_estimate`` says where the
+  runtimes come from (``estimates``: ``exact``, the trace's durations, clairvoyant as
+  CAFGD's gradient; ``user``; ``history``). Off: strict FIFO with head-of-line blocking, as
+  every paper scheduler. ``gfs-backfill`` is best-fit under the same gate.
+* ``bound_slack`` k >= 0: lazy compaction keeps N x SIF <= 2 + k instead of 2 (the price of
+  the bound: fewer moves for more partial nodes).
 
 Moves of jobs started at the current instant cost nothing in every search (the engine
 launches them where they end up). With every mechanism off it makes exactly compass-abs's
@@ -41,7 +45,7 @@ the queue order, so ``backfill`` leaves the guarantee as it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from compass.cluster import ClusterState
@@ -68,6 +72,7 @@ from compass.schedulers.compass_abs import (
     remove_instances,
     settle,
 )
+from compass.schedulers.estimates import RuntimeEstimate, make_estimator
 from compass.schedulers.registry import register
 
 
@@ -138,42 +143,53 @@ class CompassAbsPlus(CompassAbs):
 
     def __init__(self, *, seed: int = 0, mixed_nodes: bool = True,
                  admit_by_compaction: bool = True, lazy_compaction: bool = True,
-                 backfill: bool = True, end_aligned: bool = True, nsif: int = 2,
-                 max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> None:
+                 backfill: bool = True, end_aligned: bool = True, bound_slack: int = 0,
+                 max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400,
+                 runtime_estimate: RuntimeEstimate = "exact") -> None:
         super().__init__(seed=seed)
         if admit_by_compaction and not mixed_nodes:
             raise ValueError("admit_by_compaction moves instances into the extended space: "
                              "it needs mixed_nodes=True")
-        if min(max_nodes, max_jobs, max_evals) < 1 or nsif < 0:
-            raise ValueError("need max_nodes, max_jobs, max_evals >= 1 and nsif >= 0")
+        if min(max_nodes, max_jobs, max_evals) < 1 or bound_slack < 0:
+            raise ValueError("need max_nodes, max_jobs, max_evals >= 1 and bound_slack >= 0")
         self.mixed_nodes = mixed_nodes
         self.admit_by_compaction = admit_by_compaction
         self.lazy_compaction = lazy_compaction
         self.backfill = backfill
         self.end_aligned = end_aligned
-        self.nsif = nsif
+        self.bound_slack = bound_slack
+        #: the bound lazy compaction keeps: N x SIF <= 2 + k
+        self.nsif = 2 + bound_slack
         self.max_nodes = max_nodes
         self.max_jobs = max_jobs
         self.max_evals = max_evals
+        self.runtime_estimate = runtime_estimate
         self.stats = PlusStats()
         self._started_at = -math.inf
         self._started: set[int] = set()
-        self.gate = Backfill()
+        self.gate = Backfill(make_estimator(runtime_estimate, seed))
 
     def reset(self, state: ClusterState, workload: Sequence[Job]) -> None:
         super().reset(state, workload)
         self.stats = PlusStats()
         self._started_at, self._started = -math.inf, set()
-        self.gate = Backfill()  # planned ends (also end alignment's) and backfill's gate
+        # planned ends (also end alignment's) and backfill's gate
+        self.gate = Backfill(make_estimator(self.runtime_estimate, self.seed))
+
+    def on_arrival(self, job: Job, state: ClusterState, now: float) -> Sequence[Move]:
+        """With ``backfill``: the job joins the gate's candidate index."""
+        if self.backfill:
+            self.gate.arrived(job)
+        return ()
 
     def admission_order(self, queue: Sequence[Job], state: ClusterState,
-                        now: float) -> tuple[Sequence[Job], bool]:
-        """With ``backfill``: the whole queue in FIFO order, a refusal not blocking (``place``
-        gates the jobs behind the first refused one); else the FIFO head-of-line blocking."""
+                        now: float) -> tuple[Iterable[Job], bool]:
+        """With ``backfill``: the queue in FIFO order, a refusal not blocking (``place``
+        gates the jobs behind the first refused one), after the first refusal only the jobs
+        the gate may admit (``Backfill.offers``); else the FIFO head-of-line blocking."""
         if not self.backfill:
             return super().admission_order(queue, state, now)
-        self.gate.open_pass()
-        return queue, False
+        return self.gate.offers(queue, state, now), False
 
     def place(self, job: Job, state: ClusterState, now: float) -> Placement | None:
         """Backfill's gate (a job behind a refused head starts only if it ends by the head's
@@ -248,8 +264,9 @@ class CompassAbsPlus(CompassAbs):
         return space.commit()
 
     def _forget(self, job: Job) -> None:
-        """Drop a departed job's planned end (absent if it was placed around ``place``)."""
-        self.gate.forget(job.job_id)
+        """Drop a departed job's planned end (absent if it was placed around ``place``);
+        the runtime estimator learns its duration."""
+        self.gate.departed(job)
 
     def check(self, state: ClusterState) -> None:
         self.space.check(state, strays_anywhere=self.mixed_nodes or self.lazy_compaction)
