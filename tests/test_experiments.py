@@ -28,6 +28,7 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
+from compass.experiments.claims import Claim, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -42,11 +43,11 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey
 from compass.experiments.layout import Layout
-from compass.experiments.report import Claim, _attribute, direction, experiments_behind, judge
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
-from compass.experiments.stats import Interval
+from compass.experiments.stats import Interval, direction
 from compass.experiments.tables import markdown
+from compass.experiments.verdicts import _attribute, experiments_behind
 
 # ------------------------------------------------------------------ rankings
 
@@ -637,7 +638,7 @@ def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: flo
 
 
 def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
-    from compass.experiments.report import MEASURES
+    from compass.experiments.measures import MEASURES
 
     windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
     summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
@@ -653,7 +654,7 @@ def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
 
 
 def test_case_claims_have_no_data_when_the_paper_window_is_absent():
-    from compass.experiments.report import MEASURES
+    from compass.experiments.measures import MEASURES
 
     windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
                _case_window("busiest", 3600.0, 9000.0)]

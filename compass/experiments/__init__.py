@@ -48,7 +48,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "extension": ("extension_leads",),
     "migrations": ("migrations_by_operator", "operator_shares"),
     "physical": ("migration_latencies", "physical_label"),
-    "report": ("claims_shown",),
+    "verdicts": ("claims_shown",),
     "results": ("Results",),
     "sweeps": ("cost_sweep", "eta_sweep", "overall", "overall_leads"),
     "tables": ("markdown", "write_table"),

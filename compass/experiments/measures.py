@@ -1,0 +1,417 @@
+"""The measures of paper/claims*.yaml: one function per ``measure.kind``, each reading the
+experiments' tables of one results folder (``Evidence``) and returning our value
+(``claims.Measured``), with its interval over the samples where it is a statistic of them.
+``MEASURES`` maps every kind to its function, the openb kinds included
+(``compass.experiments.openb``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from compass.experiments.aggregate import METRICS, lead_intervals, top1, wide
+from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
+from compass.experiments.claims import Measured, fmt
+from compass.experiments.composition import (
+    SHARE_COLUMNS,
+    composition,
+    composition_days,
+    composition_runs,
+)
+from compass.experiments.config import PipelineConfig
+from compass.experiments.coverage import coverage_pairs
+from compass.experiments.layout import TABLE1
+from compass.experiments.migrations import migrations_by_operator, operator_shares
+from compass.experiments.openb import OPENB_MEASURES
+from compass.experiments.physical import migration_latencies, physical_label
+from compass.experiments.results import Results
+from compass.experiments.stats import Interval
+from compass.experiments.sweeps import (
+    cost_runs,
+    cost_sweep,
+    eta_runs,
+    eta_sweep,
+    overall,
+    overall_runs,
+)
+
+
+@dataclass
+class Evidence:
+    """The experiments' tables for one results folder, each computed once."""
+
+    res: Results
+    tables: Path
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cfg(self) -> PipelineConfig:
+        return self.res.config
+
+    def experiment(self, name: str) -> tuple[pd.DataFrame, list[str], tuple[str, ...]]:
+        """(means, grouping columns, traces) of a metric-means experiment."""
+        x = self.cfg.experiments
+        table = {"overall": (overall, ["trace"], x.overall_traces),
+                 "eta_sweep": (eta_sweep, ["trace", "eta"], (x.eta_trace,)),
+                 "cost_sweep": (cost_sweep, ["trace", "cost"], x.migration_traces),
+                 "composition": (composition, ["trace", "day"], x.composition_traces)}
+        function, by, traces = table[name]
+        if name not in self.cache:
+            self.cache[name] = function(self.res)
+        return self.cache[name], by, tuple(traces)
+
+    def lead_table(self, name: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
+        """(leads with paired intervals over the samples, traces) of a metric-means
+        experiment (``aggregate.lead_intervals`` on the experiment's runs)."""
+        runs = {"overall": overall_runs, "eta_sweep": eta_runs, "cost_sweep": cost_runs,
+                "composition": composition_runs}[name]
+        _, by, traces = self.experiment(name)
+        key = f"{name}:leads"
+        if key not in self.cache:
+            self.cache[key] = lead_intervals(runs(self.res), self.cfg.reference,
+                                             self.cfg.baselines, by)
+        return self.cache[key], traces
+
+    @cached_property
+    def chosen_days(self) -> pd.DataFrame:
+        return composition_days(self.res)
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        return coverage_pairs(self.res)
+
+    @cached_property
+    def case(self) -> tuple[CaseStudy, pd.DataFrame]:
+        study = CaseStudy.load(self.res)
+        return study, study.summary()
+
+    def schedulers(self, names: str | Sequence[str]) -> list[str]:
+        return list(self.cfg.baselines) if names == "baselines" else list(names)
+
+
+def _not_measured(ev: Evidence, reason: str) -> Measured:
+    return Measured(None, reason)
+
+
+def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
+    means, _, traces = ev.experiment(experiment)
+    flags = top1(wide(means, by), ev.cfg.reference, ev.cfg.ranked, by)
+    flags = flags[flags["defined"]]
+    lost = flags[~flags["top1"]]
+    text = f"{int(flags['top1'].sum())} of {len(flags)}"
+    if len(lost):
+        text += "; not best on " + ", ".join(
+            " ".join(str(v) for v in row) for row in lost[[*by, "metric"]].itertuples(index=False))
+    return Measured((int(flags["top1"].sum()), len(flags)), text, traces)
+
+
+def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
+          scale: float = 1.0) -> Measured:
+    """The reference's lead over the strongest baseline, paired over the samples, with its
+    interval (times ``scale``: 100 turns AGU's fraction into percentage points)."""
+    table, traces = ev.lead_table(experiment)
+    rows = table[table["metric"] == metric]
+    for column, value in where.items():
+        rows = rows[np.isclose(rows[column], value) if isinstance(value, float)
+                    else rows[column] == value]
+    if rows.empty or pd.isna(rows["lead"].iloc[0]):
+        which = ", ".join(f"{k} {v}" for k, v in where.items())
+        return Measured(None, f"no {experiment} result for {which}", traces)
+    row = rows.iloc[0]
+    interval = Interval(float(row["lead"]) * scale, float(row["ci_low"]) * scale,
+                        float(row["ci_high"]) * scale, int(row["n"]))
+    span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
+    return Measured(interval.value, f"{fmt(interval.value)}{span} (vs "
+                    f"{row['strongest_baseline']}, n = {interval.n}, "
+                    f"{float(row['relative_pct']):+.2g} %)",
+                    (where["trace"],) if "trace" in where else traces, interval,
+                    float(row["relative_pct"]))
+
+
+def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
+    """Whether the lead grows as eta falls, on the same paired leads the per-eta claims use."""
+    table, traces = ev.lead_table(experiment)
+    rows = table[table["metric"] == metric].sort_values("eta", ascending=False)
+    values = rows["lead"].to_numpy(dtype=float)
+    if values.size < 2 or np.isnan(values).any():
+        return Measured(None, "fewer than two eta values with a lead", traces)
+    text = " -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(values, rows["eta"]))
+    return Measured(bool(np.all(np.diff(values) > 0)), text, traces)
+
+
+def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:
+    means, _, _ = ev.experiment(experiment)
+    part = means[(means["metric"] == metric) & means["scheduler"].isin(names)]
+    return part["value"].dropna()
+
+
+def _reference_range(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, [ev.cfg.reference])
+    traces = ev.experiment(experiment)[2]
+    if v.empty:
+        return Measured(None, "no value", traces)
+    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
+
+
+def _baseline_range(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, list(ev.cfg.baselines))
+    traces = ev.experiment(experiment)[2]
+    if v.empty:
+        return Measured(None, "no value", traces)
+    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
+
+
+def _reference_min(ev: Evidence, experiment: str, metric: str) -> Measured:
+    v = _values(ev, experiment, metric, [ev.cfg.reference])
+    traces = ev.experiment(experiment)[2]
+    return Measured(float(v.min()) if len(v) else None, fmt(v.min()) if len(v) else "no value",
+                    traces)
+
+
+def _afr_below_bound(ev: Evidence) -> Measured:
+    x, cfg = ev.cfg.experiments, ev.cfg
+    runs = ev.res.select(x.overall_traces, [x.overall_eta], [cfg.migration_cost])
+    mine = runs[(runs["scheduler"] == cfg.reference) & runs["afr"].notna()]
+    below = mine["afr"] * mine["nodes"] < 2
+    parts = [f"{t}: {int(below[mine['trace'] == t].sum())}/{int((mine['trace'] == t).sum())}"
+             for t in x.overall_traces]
+    return Measured((int(below.sum()), len(mine)), "days with AFR < 2/N: " + ", ".join(parts),
+                    x.overall_traces)
+
+
+def _nsif_bound(ev: Evidence) -> Measured:
+    mine = ev.res.ok[ev.res.ok["scheduler"] == ev.cfg.reference]
+    v = mine["max_nsif_wcc"].dropna()
+    if v.empty:
+        return Measured(None, "no run of the reference with the WCC holding")
+    over = int((v > 2).sum())
+    return Measured(float(v.max()), f"max {fmt(v.max())} over {len(v)} runs ({over} above 2)",
+                    tuple(sorted(mine["trace"].unique())))
+
+
+def _class_shares(ev: Evidence, trace: str) -> Measured:
+    table = pd.read_csv(ev.tables / f"{TABLE1}.csv")
+    row = table[table["trace"] == trace]
+    if row.empty:
+        return Measured(None, f"no Table 1 row for {trace}")
+    values = [float(row[c].iloc[0]) for c in row.columns if c.endswith(" %")]
+    return Measured(values, " / ".join(f"{v:.2f}" for v in values), (trace,))
+
+
+def _composition_days(ev: Evidence) -> Measured:
+    chosen = ev.chosen_days
+    pairs = [(str(t), int(d)) for t, d in zip(chosen["trace"], chosen["day"])]
+    return Measured(sorted(pairs), ", ".join(f"{t} {d}" for t, d in pairs),
+                    ev.cfg.experiments.composition_traces)
+
+
+def _day_composition(ev: Evidence, trace: str, day: int) -> Measured:
+    days = ev.res.day_table(trace)
+    row = days[days["day"] == day]
+    if row.empty:
+        return Measured(None, f"{trace} day {day} is not replayed in this profile", (trace,))
+    values = [float(row[c].iloc[0]) for c in SHARE_COLUMNS]
+    return Measured(values, " / ".join(f"{v:.3f}" for v in values), (trace,))
+
+
+def _pair_shares(ev: Evidence, trace: str, buckets: list[str]) -> tuple[list[float], int]:
+    pairs = ev.pairs[ev.pairs["trace"] == trace].drop_duplicates(["day", "eta"])
+    n = len(pairs)
+    return [float((pairs["bucket"] == b).sum() / n) if n else math.nan for b in buckets], n
+
+
+def _rho_share(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
+    shares, n = _pair_shares(ev, trace, buckets)
+    if not n:
+        return Measured(None, "no (day, eta) pair", (trace,))
+    total = float(sum(shares))
+    return Measured(total, f"{fmt(total)} ({round(total * n)} of {n} pairs)", (trace,))
+
+
+def _rho_shares(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
+    shares, n = _pair_shares(ev, trace, buckets)
+    if not n:
+        return Measured(None, "no (day, eta) pair", (trace,))
+    return Measured(shares, " / ".join(fmt(s) for s in shares) + f" ({n} pairs)", (trace,))
+
+
+def _top1_share(ev: Evidence, trace: str, metric: str) -> Measured:
+    p = ev.pairs
+    p = p[(p["trace"] == trace) & (p["metric"] == metric) & p["defined"]]
+    if p.empty:
+        return Measured(None, "no pair with a defined value", (trace,))
+    share = float(p["top1"].mean())
+    return Measured(share, f"{fmt(share)} ({int(p['top1'].sum())} of {len(p)})", (trace,))
+
+
+def _top1_worst_bucket(ev: Evidence, trace: str, metrics: list[str]) -> Measured:
+    p = ev.pairs
+    p = p[(p["trace"] == trace) & p["metric"].isin(metrics) & p["defined"]
+          & (p["bucket"] != "1.0")]
+    if p.empty:
+        return Measured(None, "no (day, eta) pair with rho < 1 in this profile", (trace,))
+    shares = p.groupby(["bucket", "metric"])["top1"].mean()
+    worst = shares.idxmin()
+    return Measured(float(shares.min()), f"{fmt(shares.min())} ({worst[1]} in {worst[0]})",
+                    (trace,))
+
+
+def _sweep(ev: Evidence) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The migration-cost means of the ranked schedulers (the paper's seven)."""
+    means, _, traces = ev.experiment("cost_sweep")
+    return means[means["scheduler"].isin(ev.cfg.ranked)], traces
+
+
+def _pause_per_job(ev: Evidence) -> Measured:
+    means, traces = _sweep(ev)
+    top = means[(means["metric"] == "pause_per_job") & (means["cost"] == means["cost"].max())]
+    if top.empty:
+        return Measured(None, "no sweep", traces)
+    row = top.loc[top["value"].idxmax()]
+    return Measured(float(row["value"]), f"{fmt(row['value'])} ({row['scheduler']}, "
+                    f"{row['trace']}, c = {row['cost']:g} s)", traces)
+
+
+def _pause_per_job_operators(ev: Evidence) -> Measured:
+    """``pause_per_job``, and which operators issued the reference's charged moves in the
+    sweep's runs at its largest c (``migrations.operator_shares``, issue 12)."""
+    measured = _pause_per_job(ev)
+    runs = cost_runs(ev.res)
+    cost = runs["cost"].max()
+    moves = migrations_by_operator(runs[(runs["cost"] == cost)
+                                        & (runs["scheduler"] == ev.cfg.reference)])
+    if measured.value is None or moves.empty:
+        return measured
+    shares = operator_shares(moves)
+    parts = [f"{op} {100 * share:.1f} %" for op, share in zip(shares["operator"],
+                                                            shares["share"])]
+    lead = "most" if shares["share"].iloc[0] > 0.5 else "the largest share"
+    return Measured(measured.value, f"{measured.text}; of {ev.cfg.reference}'s "
+                    f"{int(shares['instance_moves'].sum()):,} charged moves at c = {cost:g} s, "
+                    f"{lead} from {parts[0]}" + "".join(f", {p}" for p in parts[1:]),
+                    measured.traces)
+
+
+def _flatness(ev: Evidence) -> Measured:
+    means, traces = _sweep(ev)
+    means = means[means["metric"].isin(METRICS)]
+    if means["cost"].nunique() < 2:
+        return Measured(None, "fewer than two migration costs", traces)
+    g = means.groupby(["trace", "scheduler", "metric"])["value"]
+    spread = ((g.max() - g.min()) / g.mean().abs()).dropna()
+    worst = spread.idxmax()
+    return Measured(float(spread.max()), f"{fmt(spread.max())} ({' '.join(worst)})", traces)
+
+
+def _case_rows(ev: Evidence, schedulers: str | Sequence[str], window: WindowName
+               ) -> tuple[pd.DataFrame, tuple]:
+    study, summary = ev.case
+    rows = summary[(summary["window"] == window)
+                   & summary["scheduler"].isin(ev.schedulers(schedulers))]
+    return rows, (study.trace,)
+
+
+def _case_values(rows: pd.DataFrame, column: str) -> str:
+    return ", ".join(f"{s} {fmt(v)}" for s, v in zip(rows["scheduler"], rows[column]))
+
+
+def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
+    """A case measure judged on the paper's window (section 6.6's day 113, 21:00-22:30 of the
+    replayed data), with the busiest comparable window's value beside it in the text; no
+    data, with the reason, when the profile does not replay the paper's window."""
+    def both(ev: Evidence, **args: Any) -> Measured:
+        study, _ = ev.case
+        paper = study.window("paper")
+        busiest = next(w for w in study.present if w.window == "busiest")  # always replayed
+        theirs = measure(ev, window="busiest", **args)
+        beside = f"busiest window ({busiest.span}): {theirs.text}"
+        if isinstance(paper, AbsentWindow):
+            return Measured(None, f"the paper's window is absent ({paper.reason}); {beside}",
+                            theirs.traces)
+        ours = measure(ev, window="paper", **args)
+        return Measured(ours.value, f"paper window ({paper.span}): {ours.text}; {beside}",
+                        ours.traces)
+    return both
+
+
+def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
+              window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
+    v = rows[column].dropna()
+    if v.empty:
+        return Measured(None, "no scheduler of the claim ran the case study", traces)
+    return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces)
+
+
+def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
+              window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
+    v = rows[column].dropna()
+    if v.empty:
+        return Measured(None, "no value (no such run, or no blocking)", traces)
+    return Measured(float(v.max()), fmt(v.max()) if len(rows) == 1
+                    else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces)
+
+
+def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],
+               window: WindowName) -> Measured:
+    rows, traces = _case_rows(ev, schedulers, window)
+    if rows.empty:
+        return Measured(None, "no scheduler of the claim ran the case study", traces)
+    lo, hi = float(rows[f"{column}_p10"].min()), float(rows[f"{column}_p90"].max())
+    return Measured((lo, hi), f"{fmt(lo)}-{fmt(hi)} (p10-p90)", traces)
+
+
+def _case_wide_blocked(ev: Evidence, window: WindowName, by: str = "count") -> Measured:
+    """The baselines' share of blocked jobs (``by: count``) or of blocked time (``by:
+    time``) with g = 8 and w > 30, pooled; the other weighing is given beside it."""
+    rows, traces = _case_rows(ev, "baselines", window)
+    n, seconds = rows["blocked_jobs"].sum(), rows["blocked_s"].sum()
+    if not n:
+        return Measured(None, "no blocked job under the baselines", traces)
+    count = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
+    time = float((rows["blocked_g8_w31_time_share"].fillna(0) * rows["blocked_s"]).sum()
+                 / seconds)
+    text = {"count": f"{fmt(count)} of {int(n)} blocked jobs",
+            "time": f"{fmt(time)} of {fmt(float(seconds))} s blocked"}
+    other = "time" if by == "count" else "count"
+    return Measured(count if by == "count" else time, f"{text[by]} (by {other}: {text[other]})",
+                    traces)
+
+
+def _physical_latency(ev: Evidence) -> Measured:
+    spec = ev.cfg.experiments.physical
+    if spec is None:
+        return Measured(None, "no physical runs in this profile (experiments.physical is null)")
+    if not ev.res.layout.physical_summary.exists():
+        return Measured(None, physical_label(ev.res), (spec.trace,))
+    latencies = migration_latencies(ev.res)
+    measured = latencies["latency_s"].dropna() if len(latencies) else latencies
+    if not len(measured):
+        return Measured(None, "the physical runs made no migration", (spec.trace,))
+    mean = float(measured.mean())
+    return Measured(mean, f"{fmt(mean)} s over {len(measured)} checkpoint-restarts "
+                    f"({physical_label(ev.res)})", (spec.trace,))
+
+
+MEASURES: dict[str, Callable[..., Measured]] = {
+    "not_measured": _not_measured, "wins": _wins, "lead": _lead, "leads_grow": _leads_grow,
+    "reference_range": _reference_range, "baseline_range": _baseline_range,
+    "reference_min": _reference_min, "afr_below_bound": _afr_below_bound,
+    "nsif_bound": _nsif_bound, "class_shares": _class_shares,
+    "composition_days": _composition_days, "day_composition": _day_composition,
+    "rho_share": _rho_share, "rho_shares": _rho_shares, "top1_share": _top1_share,
+    "top1_worst_bucket": _top1_worst_bucket, "pause_per_job": _pause_per_job,
+    "flatness": _flatness, "case_min": _case_windows(_case_min),
+    "case_max": _case_windows(_case_max), "case_band": _case_windows(_case_band),
+    "case_wide_blocked": _case_windows(_case_wide_blocked),
+    "physical_latency": _physical_latency, "pause_per_job_operators": _pause_per_job_operators,
+    **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
+}
