@@ -87,9 +87,45 @@ def test_the_cost_sweep_block_keeps_its_old_name():
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
+    raw["baselines"] = ["no-such-scheduler"]
     raw["variants"] = {}
     with pytest.raises(ConfigError, match="no-such-scheduler"):
         make_plan(raw, ROOT)
+
+
+def test_baselines_must_be_schedulers_of_the_profile():
+    """A misspelt baseline (or the reference among them) is refused when the profile is read,
+    with the override that keeps the others; it would otherwise drop out of every ranking."""
+    raw = profile("quick")
+    raw["baselines"] = ["gfs", "ftt"]
+    with pytest.raises(ConfigError, match=r"\['ftt'\] are not in schedulers.*"
+                                          r"baselines=\[\"gfs\"\]"):
+        parse_config(raw)
+    raw["baselines"] = ["gfs", "compass-abs"]
+    with pytest.raises(ConfigError, match="name the reference"):
+        parse_config(raw)
+    raw["baselines"], raw["variants"] = ["gfs", "fft"], {}
+    assert parse_config(raw).ranked == ("compass-abs", "gfs", "fft")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda r: r["traces"]["gfs"].update(days=[26, 58]), r"at least 3 candidate days.*replay 2"),
+    (lambda r: r["experiments"]["eta_sweep"].update(days=[999]),
+     r"eta_sweep: trace gfs replays no day"),
+    (lambda r: r["experiments"]["case_study"].update(window_minutes=25 * 60),
+     r"1500-minute window does not fit"),
+    (lambda r: r["experiments"]["case_study"].update(candidate_days=[26, 1_000]),
+     r"candidate_days \[1000\] are not replayed"),
+])
+def test_data_needs_are_checked_when_the_profile_is_read(change, message):
+    """Every experiment's data need (its days, three composition days, a case window that fits
+    the replayed hours) is checked by ``make_plan``, not mid-run."""
+    raw = profile("quick")
+    raw["experiments"]["composition"]["traces"] = ["gfs"]
+    make_plan(raw, Path("/nonexistent"))  # the profile as it is feeds every experiment
+    change(raw)
+    with pytest.raises(ConfigError, match=message):
+        make_plan(raw, Path("/nonexistent"))
 
 
 def test_quick_grid_covers_every_experiment_once():

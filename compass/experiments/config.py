@@ -366,6 +366,14 @@ def _check_references(cfg: PipelineConfig) -> None:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")
     if cfg.reference not in cfg.schedulers:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
+    outside = [b for b in cfg.baselines if b not in cfg.schedulers]
+    if outside or cfg.reference in cfg.baselines:
+        kept = [b for b in cfg.baselines if b in cfg.schedulers and b != cfg.reference]
+        raise ConfigError(f"baselines {outside or [cfg.reference]} "
+                          + ("are not in schedulers " if outside else "name the reference ")
+                          + f"{list(cfg.schedulers)}: every baseline must be a scheduler "
+                          "this profile runs (a misspelt one would drop out of every "
+                          f"ranking). Fix the name, or --config 'baselines={json.dumps(kept)}'")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
     for label, v in cfg.run.variants.items():

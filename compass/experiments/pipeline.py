@@ -37,7 +37,14 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.data import load_days, resolve_trace
-from compass.experiments.grid import RunGroup, RunKey, etas_of, group_grid, run_grid
+from compass.experiments.grid import (
+    RunGroup,
+    RunKey,
+    check_data_needs,
+    etas_of,
+    group_grid,
+    run_grid,
+)
 from compass.experiments.layout import (
     NOTEBOOKS,
     PHYSICAL_TABLE,
@@ -177,6 +184,7 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}
+    check_data_needs(cfg, traces)
     runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
     return Plan(cfg, traces, run_grid(cfg, traces), runtime)
 
