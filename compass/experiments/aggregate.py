@@ -19,11 +19,8 @@ import numpy as np
 import pandas as pd
 
 from compass.experiments.stats import paired_lead
+from compass.metrics import LOWER_IS_BETTER, METRICS
 
-#: The three metrics of section 5.5, in the paper's order.
-METRICS = ("afr", "ajct", "agu")
-#: Direction of each metric.
-LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
 #: Relative tolerance under which two values tie.
 TIE_TOLERANCE = 1e-9
 #: The columns that identify a sample: one replay of the same jobs under every scheduler.

@@ -35,11 +35,11 @@ import pandas as pd
 from scipy import stats
 
 from compass.api import simulate
-from compass.experiments.aggregate import LOWER_IS_BETTER, top1
+from compass.experiments.aggregate import top1
 from compass.experiments.claims import Measured, fmt
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
 from compass.experiments.runs import diagnostics
-from compass.metrics import peak_mask, time_weighted_mean_within
+from compass.metrics import LOWER_IS_BETTER, METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
 from compass.schedulers import create
@@ -54,7 +54,7 @@ from compass.traces.ingest import LoadReport
 #: What every table, figure and report row says about this data.
 LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
 #: Replay metrics (section 5.5) and packing measures.
-REPLAY_METRICS = ("afr", "ajct", "agu")
+REPLAY_METRICS = METRICS
 PACKING_MEASURES = ("allocated_share", "partial_nodes", "sif")
 #: Direction of each measure for leads (positive lead: the reference is better).
 _LOWER = {**LOWER_IS_BETTER, "allocated_share": False, "partial_nodes": True, "sif": True}
