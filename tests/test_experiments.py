@@ -28,7 +28,7 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
-from compass.experiments.claims import Claim, judge
+from compass.experiments.claims import Claim, Margin, Tally, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -43,9 +43,10 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey
 from compass.experiments.layout import Layout
+from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
-from compass.experiments.stats import Interval, direction
+from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
 from compass.experiments.verdicts import _attribute, experiments_behind
 
@@ -574,10 +575,71 @@ def test_a_claim_that_does_not_hold_names_the_experiments_and_variants_behind_it
     assert out[("c", "default")] == "" and out[("l", "fft-3600")] == ""
 
 
-def test_an_interval_of_one_sample_is_judged_by_its_value():
+def test_fewer_than_five_samples_give_at_most_inconclusive():
+    """With n < MIN_SAMPLES the percentile interval is about the samples' range: a lead is
+    "inconclusive" and says so, even where the range lies wholly inside or outside the
+    check; from MIN_SAMPLES on the interval decides."""
     one = Interval(200.0, math.nan, math.nan, 1)
-    assert judge({"at_least": 135}, 200.0, "s", one).status == "holds"
+    verdict = judge({"at_least": 135}, 200.0, "s", one)
+    assert verdict.status == "inconclusive" and "1 sample" in verdict.detail
+    for low, high in ((140.0, 300.0), (-20.0, 100.0)):
+        few = Interval((low + high) / 2, low, high, MIN_SAMPLES - 1)
+        verdict = judge({"at_least": 135}, few.value, "s", few)
+        assert verdict.status == "inconclusive"
+        assert verdict.detail.startswith(f"range of {MIN_SAMPLES - 1} samples")
+    enough = Interval(200.0, 140.0, 300.0, MIN_SAMPLES)
+    assert judge({"at_least": 135}, 200.0, "s", enough).status == "holds"
     assert judge({"all": True}, (2, 3), "", Interval(1.0, 0.0, 2.0, 3)).status == "differs"
+
+
+@pytest.mark.parametrize(("low", "high", "margin", "status"), [
+    (-0.4, 0.3, 0.5, "tie"), (-0.6, 0.3, 0.5, "differs"), (-0.4, 0.3, None, "differs"),
+    (0.8, 2.5, 0.5, "holds"), (0.2, 0.9, 0.5, "inconclusive"),
+])
+def test_a_lead_inside_its_margin_is_a_tie(low, high, margin, status):
+    """A lead claim (AGU at least 0.7 points) whose whole interval lies inside +-margin is a
+    tie, not "differs": the gap is practically zero; without a margin it is judged as before."""
+    interval = Interval((low + high) / 2, low, high, MIN_SAMPLES)
+    assert judge({"at_least": 0.7}, interval.value, "pp", interval, margin).status == status
+
+
+@pytest.mark.parametrize(("tally", "status"), [
+    (Tally(6, 3, 0, 0), "holds"), (Tally(9, 0, 0, 0), "holds"), (Tally(8, 0, 1, 0), "differs"),
+    (Tally(7, 1, 0, 1), "inconclusive"), (Tally(0, 0, 1, 8), "differs"),
+    (Tally(0, 0, 0, 0), "differs"),
+])
+def test_win_count_claims_hold_with_no_loss_and_no_undecided_cell(tally, status):
+    """"Best on every cell" read with margins: ties count for the claim, a loss refutes it,
+    an undecided cell (and no loss) leaves it open."""
+    verdict = judge({"all": True}, tally)
+    assert verdict.status == status
+    assert tally.text() == (f"W {tally.win} / T {tally.tie} / L {tally.loss} / "
+                            f"U {tally.undecided} of {tally.cells}")
+
+
+def test_win_cells_are_classed_on_paired_intervals_against_the_margins():
+    """``wins``: per (trace, metric) cell, the paired lead's interval against the metric's
+    margin: an AJCT lead of 0.1 % of the baseline is a tie (margin 0.5 %), a clear AGU gain a
+    win, an AFR deficit a loss."""
+    rows = []
+    for seed in range(6):
+        for name, ajct, agu, afr in (("compass-abs", 1000.0, 0.80 + seed / 1000, 0.03),
+                                     ("gfs", 1001.0 + seed % 2 * 0.5, 0.70, 0.01)):
+            rows.append({"trace": "t", "day": 0, "seed": seed, "scheduler": name,
+                         "ajct": ajct, "agu": agu, "afr": afr})
+    leads = A.lead_intervals(pd.DataFrame(rows), "compass-abs", ["gfs"], ["trace"])
+
+    class _Ev(Evidence):
+        def lead_table(self, name):
+            return leads, ("t",)
+
+    margins = {"ajct": Margin("r", relative=0.005), "agu": Margin("a", absolute=0.005),
+               "afr": Margin("a", absolute=0.005)}
+    measured = MEASURES["wins"](_Ev(None, Path("."), margins), experiment="overall",
+                                by=["trace"])
+    assert measured.value == Tally(1, 1, 1, 0)
+    assert measured.text == "W 1 / T 1 / L 1 / U 0 of 3; loss on t afr"
+    assert judge({"all": True}, measured.value).status == "differs"
 
 
 def test_lead_intervals_pair_the_samples_and_pick_the_strongest_baseline():
@@ -638,7 +700,6 @@ def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: flo
 
 
 def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
-    from compass.experiments.measures import MEASURES
 
     windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
     summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
@@ -654,7 +715,6 @@ def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
 
 
 def test_case_claims_have_no_data_when_the_paper_window_is_absent():
-    from compass.experiments.measures import MEASURES
 
     windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
                _case_window("busiest", 3600.0, 9000.0)]

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass.experiments.stats import bootstrap_mean, paired_lead
+from compass.experiments.stats import (
+    CLASSES,
+    MIN_SAMPLES,
+    Interval,
+    bootstrap_mean,
+    classify,
+    paired_lead,
+)
 
 
 def test_a_constant_has_a_zero_width_interval_at_itself():
@@ -92,3 +99,31 @@ def test_the_interval_lies_within_the_data_and_is_reproducible(values, seed):
     slack = 1e-9 * max(1.0, float(np.abs(x).max()))
     assert x.min() - slack <= iv.low <= iv.high <= x.max() + slack
     assert iv.n == x.size and bootstrap_mean(x, resamples=500, seed=seed) == iv
+
+
+def test_a_lead_is_classed_against_its_margin():
+    """Above +m: win; inside [-m, m]: tie; below -m: loss; straddling a bound: undecided;
+    fewer than MIN_SAMPLES samples: undecided whatever the interval."""
+    n = MIN_SAMPLES
+    assert classify(Interval(5.0, 2.0, 8.0, n), 1.0) == "win"
+    assert classify(Interval(0.1, -0.5, 0.9, n), 1.0) == "tie"
+    assert classify(Interval(-5.0, -8.0, -2.0, n), 1.0) == "loss"
+    assert classify(Interval(1.0, 0.5, 3.0, n), 1.0) == "undecided"
+    assert classify(Interval(5.0, 2.0, 8.0, n - 1), 1.0) == "undecided"
+    assert classify(Interval(5.0, math.nan, math.nan, 1), 1.0) == "undecided"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e3, 1e3), st.floats(0, 1e3), st.floats(0, 1e2), st.integers(2, 40))
+def test_classes_are_exclusive_and_mirror_under_negation(low, width, margin, n):
+    """Exactly one class; negating the interval swaps win and loss and keeps tie and
+    undecided; a win's or loss's interval lies wholly outside +-margin."""
+    iv = Interval(low + width / 2, low, low + width, n)
+    mirror = Interval(-iv.value, -iv.high, -iv.low, n)
+    got, back = classify(iv, margin), classify(mirror, margin)
+    assert got in CLASSES
+    assert back == {"win": "loss", "loss": "win"}.get(got, got)
+    if got == "win":
+        assert iv.low > margin and n >= MIN_SAMPLES
+    if got == "tie":
+        assert -margin <= iv.low <= iv.high <= margin

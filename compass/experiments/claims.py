@@ -20,9 +20,11 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from compass.experiments.stats import Interval
+from compass.experiments.stats import MIN_SAMPLES, Interval
 
-VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
+#: Verdicts, in the order the summary counts them. ``tie``: the whole interval of a
+#: comparison lies inside its practical-equivalence margin (``Margin``).
+VERDICTS = ("holds", "tie", "differs", "inconclusive", "no data", "not measured")
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
                  "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
@@ -54,19 +56,57 @@ class Claim:
 @dataclass(frozen=True)
 class Measured:
     """Our value: ``value`` for the check, ``text`` for people, ``traces`` it came from, and
-    for a statistic over samples its ``interval`` and size relative to the baseline (%)."""
+    for a statistic over samples its ``interval`` and size relative to the baseline (%), and
+    for a comparison its ``margin``."""
 
     value: Any
     text: str
     traces: tuple[str, ...] = ()
     interval: Interval | None = None
     relative_pct: float = math.nan
+    #: a comparison's practical-equivalence margin, in the claim's unit (``Margin.size``)
+    margin: float | None = None
 
 
 @dataclass(frozen=True)
 class Verdict:
     status: str
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The practical-equivalence margin of a comparison on one metric (paper/claims.yaml,
+    ``margins``): ``relative`` times the baseline's value plus ``absolute``, in the metric's
+    own units (AGU and AFR as shares); a difference inside it is a tie, not a win or a loss.
+    ``reason`` says why this size."""
+
+    reason: str
+    relative: float = 0.0
+    absolute: float = 0.0
+
+    def size(self, baseline: float) -> float:
+        """The margin for a comparison whose baseline has the value ``baseline``."""
+        return self.absolute + self.relative * abs(baseline)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A win-count claim's cells by class (``stats.CLASSES``): wins, ties, losses and
+    undecided comparisons."""
+
+    win: int
+    tie: int
+    loss: int
+    undecided: int
+
+    @property
+    def cells(self) -> int:
+        return self.win + self.tie + self.loss + self.undecided
+
+    def text(self) -> str:
+        return (f"W {self.win} / T {self.tie} / L {self.loss} / U {self.undecided} "
+                f"of {self.cells}")
 
 
 def fmt(x: Any) -> str:
@@ -103,15 +143,25 @@ def _band(check: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def judge(check: dict[str, Any], value: Any, unit: str = "",
-          interval: Interval | None = None) -> Verdict:
+          interval: Interval | None = None, margin: float | None = None) -> Verdict:
     """The verdict of a check on our value (see paper/claims.yaml for the rules). With an
-    interval over samples: "holds" if the check accepts all of it, "differs" if it accepts
-    none of it, else "inconclusive" (the interval admits both readings)."""
+    interval over samples: "tie" if it lies inside the comparison's practical-equivalence
+    ``margin`` (+-margin), "holds" if the check accepts all of it, "differs" if it accepts
+    none of it, else "inconclusive" (the interval admits both readings). With fewer than
+    ``MIN_SAMPLES`` samples the interval is about the samples' range: at most
+    "inconclusive". A ``Tally`` (win-count claims) holds with no loss and no undecided cell."""
     u = f" {unit}" if unit else ""
     band = _band(check)
+    if interval is not None and band is not None and interval.n < MIN_SAMPLES:
+        span = (f"range of {interval.n} samples [{fmt(interval.low)}, {fmt(interval.high)}]"
+                if interval.defined else f"{interval.n} sample, {fmt(interval.value)}")
+        return Verdict("inconclusive", f"{span}{u}: fewer than {MIN_SAMPLES} samples, no "
+                       "interval verdict")
     if interval is not None and interval.defined and band is not None:
         lo, hi = band
         ci = f"interval [{fmt(interval.low)}, {fmt(interval.high)}]{u}"
+        if margin is not None and -margin <= interval.low and interval.high <= margin:
+            return Verdict("tie", f"the whole {ci} lies inside the margin +-{fmt(margin)}{u}")
         if interval.low >= lo - 1e-12 and interval.high <= hi + 1e-12:
             return Verdict("holds", f"the whole {ci} satisfies it")
         if interval.high < lo - 1e-12 or interval.low > hi + 1e-12:
@@ -140,6 +190,15 @@ def judge(check: dict[str, Any], value: Any, unit: str = "",
         tol = float(check["approx"]["tol"])
         return Verdict("holds") if gap <= tol + 1e-12 else Verdict(
             "differs", f"off by {fmt(gap)}{u} (tolerance {fmt(tol)})")
+    if "all" in check and isinstance(value, Tally):
+        if not value.cells:
+            return Verdict("differs", "no cell")
+        if value.loss:
+            return Verdict("differs", f"{value.loss} of {value.cells} cells lost")
+        if value.undecided:
+            return Verdict("inconclusive", f"{value.undecided} of {value.cells} cells "
+                           "undecided, none lost")
+        return Verdict("holds", f"{value.win} won, {value.tie} tied, none lost")
     if "all" in check:
         won, n = value
         return Verdict("holds") if n and won == n else Verdict(
@@ -162,6 +221,17 @@ def load_claims(path: str | Path | Sequence[str | Path]) -> list[Claim]:
         with open(one) as fh:
             claims += [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
     return claims
+
+
+def load_margins(path: str | Path | Sequence[str | Path]) -> dict[str, Margin]:
+    """The ``margins`` block of the claims files (metric -> ``Margin``), later files adding."""
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    margins: dict[str, Margin] = {}
+    for one in paths:
+        with open(one) as fh:
+            margins.update({metric: Margin(**spec) for metric, spec in
+                            (yaml.safe_load(fh).get("margins") or {}).items()})
+    return margins
 
 
 def load_deviations(path: str | Path) -> list[dict[str, Any]]:

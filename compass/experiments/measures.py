@@ -7,7 +7,7 @@ experiments' tables of one results folder (``Evidence``) and returning our value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compass.experiments.aggregate import METRICS, lead_intervals, top1, wide
+from compass.experiments.aggregate import METRICS, lead_intervals
 from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
-from compass.experiments.claims import Measured, fmt
+from compass.experiments.claims import Margin, Measured, Tally, fmt
 from compass.experiments.composition import (
     SHARE_COLUMNS,
     composition,
@@ -32,7 +32,7 @@ from compass.experiments.migrations import migrations_by_operator, operator_shar
 from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.stats import Interval
+from compass.experiments.stats import CLASSES, Interval, classify
 from compass.experiments.sweeps import (
     cost_runs,
     cost_sweep,
@@ -49,6 +49,8 @@ class Evidence:
 
     res: Results
     tables: Path
+    #: practical-equivalence margins by metric (paper/claims.yaml, ``margins``)
+    margins: Mapping[str, Margin] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -92,6 +94,11 @@ class Evidence:
         study = CaseStudy.load(self.res)
         return study, study.summary()
 
+    def margin(self, metric: str, baseline: float) -> float | None:
+        """The margin of a comparison on ``metric`` against a baseline of that value (None:
+        the claims give no margin for the metric)."""
+        return self.margins[metric].size(baseline) if metric in self.margins else None
+
     def schedulers(self, names: str | Sequence[str]) -> list[str]:
         return list(self.cfg.baselines) if names == "baselines" else list(names)
 
@@ -101,15 +108,20 @@ def _not_measured(ev: Evidence, reason: str) -> Measured:
 
 
 def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
-    means, _, traces = ev.experiment(experiment)
-    flags = top1(wide(means, by), ev.cfg.reference, ev.cfg.ranked, by)
-    flags = flags[flags["defined"]]
-    lost = flags[~flags["top1"]]
-    text = f"{int(flags['top1'].sum())} of {len(flags)}"
-    if len(lost):
-        text += "; not best on " + ", ".join(
-            " ".join(str(v) for v in row) for row in lost[[*by, "metric"]].itertuples(index=False))
-    return Measured((int(flags["top1"].sum()), len(flags)), text, traces)
+    """Per cell (group x metric): the reference's paired lead over the strongest baseline
+    against the metric's margin: a win (the whole interval above it), a tie (inside it), a
+    loss (below minus it) or undecided (``stats.classify``), tallied W / T / L / U."""
+    table, traces = ev.lead_table(experiment)
+    cells = [(" ".join(str(getattr(r, k)) for k in [*by, "metric"]),
+              classify(Interval(r.lead, r.ci_low, r.ci_high, int(r.n)),
+                       ev.margin(r.metric, r.baseline_mean) or 0.0))
+             for r in table[table["lead"].notna()].itertuples(index=False)]
+    classes = [c for _, c in cells]
+    tally = Tally(*(classes.count(c) for c in CLASSES))
+    text = tally.text() + "".join(
+        f"; {c} on " + ", ".join(name for name, k in cells if k == c)
+        for c in ("loss", "undecided") if c in classes)
+    return Measured(tally, text, traces)
 
 
 def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
@@ -127,12 +139,13 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
     row = rows.iloc[0]
     interval = Interval(float(row["lead"]) * scale, float(row["ci_low"]) * scale,
                         float(row["ci_high"]) * scale, int(row["n"]))
+    margin = ev.margin(metric, float(row["baseline_mean"]))
     span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
     return Measured(interval.value, f"{fmt(interval.value)}{span} (vs "
                     f"{row['strongest_baseline']}, n = {interval.n}, "
                     f"{float(row['relative_pct']):+.2g} %)",
                     (where["trace"],) if "trace" in where else traces, interval,
-                    float(row["relative_pct"]))
+                    float(row["relative_pct"]), None if margin is None else margin * scale)
 
 
 def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:

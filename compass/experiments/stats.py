@@ -117,3 +117,25 @@ def direction(interval: Interval | None) -> str:
     if interval.low > 0:
         return "ahead"
     return "behind" if interval.high < 0 else "undecided"
+
+
+#: The fewest samples for an interval verdict: with fewer, a 95 % percentile interval is
+#: little more than the range of the samples, and a verdict is at most "inconclusive".
+MIN_SAMPLES = 5
+#: The classes of one comparison against a practical-equivalence margin m: the whole
+#: interval above +m (win), inside [-m, m] (tie), below -m (loss), or none of these.
+CLASSES = ("win", "tie", "loss", "undecided")
+
+
+def classify(interval: Interval, margin: float) -> str:
+    """A lead's class (``CLASSES``) against the margin ``margin`` >= 0: decided only with an
+    interval over at least ``MIN_SAMPLES`` samples, else "undecided"."""
+    if not interval.defined or interval.n < MIN_SAMPLES:
+        return "undecided"
+    if interval.low > margin:
+        return "win"
+    if interval.high < -margin:
+        return "loss"
+    if -margin <= interval.low and interval.high <= margin:
+        return "tie"
+    return "undecided"

@@ -25,12 +25,13 @@ from compass.experiments.claims import (
     judge,
     load_claims,
     load_deviations,
+    load_margins,
     read_claims,
 )
 from compass.experiments.layout import notebook_products
 from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
-from compass.experiments.stats import direction
+from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import write_table
 
 
@@ -42,7 +43,8 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
         return measured, Verdict("not measured", measured.text)
     if measured.value is None:
         return measured, Verdict("no data", measured.text)
-    return measured, judge(claim.check, measured.value, claim.unit, measured.interval)
+    return measured, judge(claim.check, measured.value, claim.unit, measured.interval,
+                           measured.margin)
 
 
 def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
@@ -55,6 +57,13 @@ def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
     if claim.calibrated and synthetic:
         text += " (calibrated to this number: agreement by construction)"
     return text
+
+
+def _direction(interval: Interval | None) -> str:
+    """``stats.direction`` of a lead, "undecided" with fewer than ``MIN_SAMPLES`` samples."""
+    if interval is not None and interval.n < MIN_SAMPLES:
+        return f"undecided (range of {interval.n} samples)"
+    return direction(interval)
 
 
 def _number(value: Any) -> float:
@@ -115,7 +124,7 @@ def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, A
             "ci_low": iv.low if iv else math.nan, "ci_high": iv.high if iv else math.nan,
             "n": iv.n if iv else math.nan, "relative_pct": measured.relative_pct,
             "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
-            "direction": direction(iv) if claim.measure["kind"] == "lead" else "",
+            "direction": _direction(iv) if claim.measure["kind"] == "lead" else "",
             "ours_text": measured.text if shown else "-",
             "data": _data_label(ev.res, measured, claim), "variant": variant,
             "deviation": marked.get(claim.id, ""), "explained_by": "",
@@ -131,11 +140,12 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
     samples with one baseline's runs replaced by its variant's (rows with that
     ``variant``; they never change a default row's verdict)."""
     res, claims = Results.load(results), load_claims(claims_path)
-    deviations = load_deviations(deviations_path)
+    deviations, margins = load_deviations(deviations_path), load_margins(claims_path)
     sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
-    frame = pd.concat([claims_table(claims, Evidence(res, Path(tables)), deviations),
-                       *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables)),
-                                      deviations, v) for v in res.config.variants)],
+    frame = pd.concat([claims_table(claims, Evidence(res, Path(tables), margins), deviations),
+                       *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables),
+                                                          margins), deviations, v)
+                         for v in res.config.variants)],
                       ignore_index=True)
     frame = _attribute(frame, claims)
     return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
