@@ -7,6 +7,7 @@ import json
 import math
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -723,3 +724,63 @@ def test_case_claims_have_no_data_when_the_paper_window_is_absent():
     assert measured.value is None
     assert measured.text.startswith("the paper's window is absent (day 113 is not replayed); "
                                     "busiest window (day 0, 01:00-02:30): min 1.00")
+
+
+class _LeadEvidence(Evidence):
+    """Evidence over a hand-made runs table (one trace "t"), grouped by trace."""
+
+    def __init__(self, runs: pd.DataFrame, chosen: bool = True) -> None:
+        cfg = SimpleNamespace(reference="compass-abs", baselines=("gfs", "fft"))
+        super().__init__(SimpleNamespace(config=cfg), Path("."))
+        self._runs, self._chosen = runs, chosen
+
+    def experiment(self, name):
+        return None, ["trace", "day"] if name == "composition" else ["trace"], ("t",)
+
+    def runs(self, name):
+        return self._runs
+
+    def lead_table(self, name):
+        _, by, traces = self.experiment(name)
+        table = A.lead_intervals(self._runs, "compass-abs", ["gfs", "fft"], by)
+        return (table if self._chosen else table.iloc[0:0]), traces
+
+
+def _stall_runs() -> pd.DataFrame:
+    """Six samples: fft 20 s behind COMPASS-ABS on each, gfs 10 s behind except on day 5,
+    where gfs stalls (mean queue 200,000 s) and is 499,000 s behind."""
+    rows = []
+    for day in range(6):
+        stall = day == 5
+        for name, ajct, queue in (("compass-abs", 1000.0, 100.0), ("fft", 1020.0, 100.0),
+                                  ("gfs", 500_000.0 if stall else 1010.0,
+                                   200_000.0 if stall else 100.0)):
+            rows.append({"trace": "t", "day": day, "seed": 0, "scheduler": name,
+                         "ajct": ajct, "agu": 0.5, "afr": 0.1, "mean_queue_time": queue})
+    return pd.DataFrame(rows)
+
+
+def test_a_lead_names_its_rechosen_baseline_the_fixed_one_and_the_stalled_samples():
+    """The lead over the strongest baseline (fft on the point estimate) is given with the lead
+    over fft alone, and the stalled sample (day 5) named with the lead without it, where gfs
+    becomes the strongest (10 s)."""
+    measured = MEASURES["lead"](_LeadEvidence(_stall_runs()), experiment="overall",
+                                metric="ajct", where={"trace": "t"})
+    assert measured.value == pytest.approx(20.0)
+    assert "re-chosen in each resample (fft in the point estimate), n = 6" in measured.text
+    assert "vs fft alone: 20.0 [20.0, 20.0] (n = 6)" in measured.text
+    assert measured.text.endswith("stalled samples (a mean queue over a day): day 5 seed 0 "
+                                  "(2.31 d); without them: 10.0 [10.0, 10.0] (n = 5)")
+    agu = MEASURES["lead"](_LeadEvidence(_stall_runs()), experiment="overall", metric="agu",
+                           where={"trace": "t"})
+    assert "stalled" not in agu.text  # the stall line is for AJCT
+
+
+def test_a_composition_day_not_chosen_is_measured_on_its_replays():
+    """A composition lead claim on a day outside the chosen three reads that day's replays
+    at the experiment's eta and c, and says so, instead of "no data"."""
+    ev = _LeadEvidence(_stall_runs()[lambda r: r["day"] == 2], chosen=False)
+    measured = MEASURES["lead"](ev, experiment="composition", metric="ajct",
+                                where={"trace": "t", "day": 2})
+    assert measured.value == pytest.approx(10.0)
+    assert "not a chosen day: its replays at the experiment's eta and c" in measured.text

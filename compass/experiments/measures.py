@@ -69,16 +69,28 @@ class Evidence:
             self.cache[name] = function(self.res)
         return self.cache[name], by, tuple(traces)
 
+    def runs(self, name: str) -> pd.DataFrame:
+        """The runs of a metric-means experiment; for the composition experiment, every run
+        of its traces at its eta and c (its chosen days and the others replayed there)."""
+        key = f"{name}:runs"
+        if key not in self.cache:
+            x = self.cfg.experiments
+            self.cache[key] = {
+                "overall": overall_runs, "eta_sweep": eta_runs, "cost_sweep": cost_runs,
+                "composition": lambda res: res.select(x.composition_traces,
+                                                      [x.composition_eta],
+                                                      [self.cfg.migration_cost]),
+            }[name](self.res)
+        return self.cache[key]
+
     def lead_table(self, name: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
         """(leads with paired intervals over the samples, traces) of a metric-means
         experiment (``aggregate.lead_intervals`` on the experiment's runs)."""
-        runs = {"overall": overall_runs, "eta_sweep": eta_runs, "cost_sweep": cost_runs,
-                "composition": composition_runs}[name]
         _, by, traces = self.experiment(name)
         key = f"{name}:leads"
         if key not in self.cache:
-            self.cache[key] = lead_intervals(runs(self.res), self.cfg.reference,
-                                             self.cfg.baselines, by)
+            runs = composition_runs(self.res) if name == "composition" else self.runs(name)
+            self.cache[key] = lead_intervals(runs, self.cfg.reference, self.cfg.baselines, by)
         return self.cache[key], traces
 
     @cached_property
@@ -124,15 +136,64 @@ def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
     return Measured(tally, text, traces)
 
 
+#: A sample stalls when some scheduler's mean queueing time exceeds one day (seconds): its
+#: AJCT is then mostly head-of-line waiting, and one such sample can carry a whole lead.
+STALL_S = 86_400.0
+
+
+def _where(frame: pd.DataFrame, where: dict[str, Any]) -> pd.DataFrame:
+    """The rows of ``frame`` whose columns hold the values of ``where`` (floats: isclose)."""
+    for column, value in where.items():
+        frame = frame[np.isclose(frame[column], value) if isinstance(value, float)
+                      else frame[column] == value]
+    return frame
+
+
+def _span(row: Any, scale: float) -> str:
+    """A row of ``lead_intervals`` as "lead [low, high] (n = ...)", times ``scale``."""
+    span = f" [{fmt(row.ci_low * scale)}, {fmt(row.ci_high * scale)}]" if pd.notna(
+        row.ci_low) else ""
+    return f"{fmt(row.lead * scale)}{span} (n = {int(row.n)})"
+
+
+def _beside(ev: Evidence, runs: pd.DataFrame, by: list[str], metric: str, scale: float,
+            strongest: str) -> str:
+    """The lines beside a lead: the lead over the point estimate's strongest baseline held
+    fixed, and for AJCT the samples that stall (``STALL_S``) with the lead without them."""
+    ref = ev.cfg.reference
+    fixed = lead_intervals(runs, ref, [strongest], by, [metric]).iloc[0]
+    text = f"; vs {strongest} alone: {_span(fixed, scale)}"
+    if metric != "ajct":
+        return text
+    queue = runs.groupby(["day", "seed"])["mean_queue_time"].max()
+    stalled = queue[queue > STALL_S]
+    if stalled.empty:
+        return text
+    names = ", ".join(f"day {d} seed {s} ({fmt(q / 86_400)} d)" for (d, s), q in stalled.items())
+    kept = runs.set_index(["day", "seed"]).drop(index=stalled.index).reset_index()
+    rest = lead_intervals(kept, ref, ev.cfg.baselines, by, [metric])
+    without = (_span(rest.iloc[0], scale) if len(rest) and pd.notna(rest["lead"].iloc[0])
+               else "no sample left")
+    return (text + f"; stalled samples (a mean queue over a day): {names}; without them: "
+            f"{without}")
+
+
 def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
           scale: float = 1.0) -> Measured:
     """The reference's lead over the strongest baseline, paired over the samples, with its
-    interval (times ``scale``: 100 turns AGU's fraction into percentage points)."""
+    interval (times ``scale``: 100 turns AGU's fraction into percentage points). The
+    strongest baseline is re-chosen in each resample (``stats.paired_lead``); the lead over
+    the point estimate's strongest alone is given beside it, and for AJCT the samples that
+    stall with the lead without them. A composition day that is not among the three chosen
+    is measured on its replays at the experiment's eta and c, and says so."""
     table, traces = ev.lead_table(experiment)
-    rows = table[table["metric"] == metric]
-    for column, value in where.items():
-        rows = rows[np.isclose(rows[column], value) if isinstance(value, float)
-                    else rows[column] == value]
+    rows = _where(table[table["metric"] == metric], where)
+    _, by, _ = ev.experiment(experiment)
+    runs = _where(ev.runs(experiment), where)
+    note = ""
+    if (rows.empty or pd.isna(rows["lead"].iloc[0])) and experiment == "composition":
+        rows = lead_intervals(runs, ev.cfg.reference, ev.cfg.baselines, by, [metric])
+        note = "; not a chosen day: its replays at the experiment's eta and c"
     if rows.empty or pd.isna(rows["lead"].iloc[0]):
         which = ", ".join(f"{k} {v}" for k, v in where.items())
         return Measured(None, f"no {experiment} result for {which}", traces)
@@ -141,9 +202,11 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
                         float(row["ci_high"]) * scale, int(row["n"]))
     margin = ev.margin(metric, float(row["baseline_mean"]))
     span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
-    return Measured(interval.value, f"{fmt(interval.value)}{span} (vs "
-                    f"{row['strongest_baseline']}, n = {interval.n}, "
-                    f"{float(row['relative_pct']):+.2g} %)",
+    strongest = str(row["strongest_baseline"])
+    return Measured(interval.value, f"{fmt(interval.value)}{span} (strongest baseline, "
+                    f"re-chosen in each resample ({strongest} in the point estimate), "
+                    f"n = {interval.n}, {float(row['relative_pct']):+.2g} %{note})"
+                    + _beside(ev, runs, by, metric, scale, strongest),
                     (where["trace"],) if "trace" in where else traces, interval,
                     float(row["relative_pct"]), None if margin is None else margin * scale)
 
