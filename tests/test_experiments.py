@@ -29,7 +29,7 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
-from compass.experiments.claims import Claim, Margin, Tally, judge
+from compass.experiments.claims import Margin, Tally, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -49,7 +49,7 @@ from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute, experiments_behind
+from compass.experiments.verdicts import _attribute
 
 # ------------------------------------------------------------------ rankings
 
@@ -561,19 +561,19 @@ def test_a_leads_direction_is_read_from_its_interval(interval, expected):
     assert direction(interval) == expected
 
 
-def test_a_claim_that_does_not_hold_names_the_experiments_and_variants_behind_it():
-    lead = Claim("l", "6.1", "", "135 s", {"kind": "lead", "metric": "agu"}, {"at_least": 2},
-                 "pp", [], "")
-    case = Claim("c", "6.6", "", "", {"kind": "case_min", "column": "x"}, {}, "", [], "")
-    assert experiments_behind(lead) == ["sensitivity", "metric_windows"]
-    assert experiments_behind(case) == ["case_blocking", "case_head_blocking"]
-    frame = pd.DataFrame({"id": ["l", "c", "l", "l"],
-                          "variant": ["default", "default", "mcg-backfill", "fft-3600"],
-                          "verdict": ["differs", "holds", "differs", "inconclusive"],
+def test_explained_by_names_only_the_variants_that_change_a_verdict():
+    """A default row that does not hold names each variant under which its verdict changes;
+    one whose verdict no variant changes names nothing (``o``), nor does a row that holds."""
+    frame = pd.DataFrame({"id": ["l", "c", "o", "l", "l", "o"],
+                          "variant": ["default", "default", "default", "mcg-backfill",
+                                      "fft-3600", "fft-3600"],
+                          "verdict": ["differs", "holds", "differs", "differs", "inconclusive",
+                                      "differs"],
                           "explained_by": ""})
-    out = _attribute(frame, [lead, case]).set_index(["id", "variant"])["explained_by"]
-    assert out[("l", "default")] == "sensitivity; metric_windows; fft-3600: inconclusive"
-    assert out[("c", "default")] == "" and out[("l", "fft-3600")] == ""
+    out = _attribute(frame).set_index(["id", "variant"])["explained_by"]
+    assert out[("l", "default")] == "fft-3600: inconclusive"
+    assert out[("o", "default")] == "" and out[("c", "default")] == ""
+    assert out[("l", "fft-3600")] == ""
 
 
 def test_fewer_than_five_samples_give_at_most_inconclusive():

@@ -2,7 +2,7 @@
 (``write_claims``): the single source that the report (``report.write_report``) and the
 notebooks (``claims_shown``) read. Comparisons are measured again under each baseline
 variant of the profile (rows with that ``variant``), and each default row that does not hold
-names the experiments that explain it (``explained_by``)."""
+names the baseline variants under which its verdict changes (``explained_by``)."""
 
 from __future__ import annotations
 
@@ -73,28 +73,10 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def experiments_behind(claim: Claim) -> list[str]:
-    """The experiments that explain a claim's value beyond its own measure (issue 12, item 6):
-    the baseline variants for a comparison, the common window for an AFR or AGU lead, the
-    two windows and blocked time by head class for the case study, moves by operator for the
-    migration pause."""
-    kind, metric = claim.measure["kind"], claim.measure.get("metric")
-    out = []
-    if kind in SENSITIVE_KINDS:
-        out.append("sensitivity")
-    if kind == "lead" and metric in ("afr", "agu"):
-        out.append("metric_windows")
-    if kind.startswith("case_"):
-        out += ["case_blocking", "case_head_blocking"]
-    if kind.startswith("pause_per_job"):
-        out.append("migrations_by_operator")
-    return out
-
-
-def _attribute(frame: pd.DataFrame, claims: list[Claim]) -> pd.DataFrame:
-    """``explained_by`` of every default row that does not hold: the experiments behind it
-    and, for a comparison, each baseline variant under which its verdict changes."""
-    behind = {c.id: experiments_behind(c) for c in claims}
+def _attribute(frame: pd.DataFrame) -> pd.DataFrame:
+    """``explained_by`` of every default row that does not hold: each baseline variant under
+    which its verdict changes, with that verdict. An experiment that changes no verdict is
+    not named (it is shown in its own section of the report)."""
     variants = frame[frame["variant"] != DEFAULT_VARIANT]
     frame = frame.copy()
     for i, row in frame[frame["variant"] == DEFAULT_VARIANT].iterrows():
@@ -102,7 +84,7 @@ def _attribute(frame: pd.DataFrame, claims: list[Claim]) -> pd.DataFrame:
             continue
         flips = variants[(variants["id"] == row["id"]) & (variants["verdict"] != row["verdict"])]
         parts = [f"{v.variant}: {v.verdict}" for v in flips.itertuples()]
-        frame.at[i, "explained_by"] = "; ".join([*behind.get(row["id"], []), *parts])
+        frame.at[i, "explained_by"] = "; ".join(parts)
     return frame
 
 
@@ -147,7 +129,7 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
                                                           margins), deviations, v)
                          for v in res.config.variants)],
                       ignore_index=True)
-    frame = _attribute(frame, claims)
+    frame = _attribute(frame)
     return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
                        f"value and its verdict ({res.label()})")
 
