@@ -29,7 +29,7 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
-from compass.experiments.claims import Margin, Tally, judge
+from compass.experiments.claims import Claim, Margin, Tally, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -46,10 +46,10 @@ from compass.experiments.grid import RunGroup, RunKey
 from compass.experiments.layout import Layout
 from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
-from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
+from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute
+from compass.experiments.verdicts import _attribute, _judge_windows
 
 # ------------------------------------------------------------------ rankings
 
@@ -688,20 +688,28 @@ class _CaseEvidence:
 
         empty = pd.DataFrame()
         self.case = (CaseStudy(tuple(windows), empty, empty, empty), summary)
+        self.cfg = SimpleNamespace(baselines=("gfs", "fgd"))
 
     def schedulers(self, names):
         return ["gfs", "fgd"] if names == "baselines" else list(names)
 
 
-def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float
-               ) -> list[dict]:
+def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float,
+               frag_s: float = 1.0) -> list[dict]:
     return [{"window": window, "scheduler": s, "blocked_share": 1.0, "blocked_jobs": jobs,
              "blocked_s": seconds, "blocked_g8_w31_share": shares[0],
-             "blocked_g8_w31_time_share": shares[1]} for s in ("gfs", "fgd")]
+             "blocked_g8_w31_time_share": shares[1], "frag_blocked_s": frag_s}
+            for s in ("gfs", "fgd")]
 
 
-def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
+def _case_claim(check: dict) -> Claim:
+    return Claim("c", "6.6", "", "", {"kind": "case_wide_blocked"}, check, "", [], "")
 
+
+def test_case_claims_are_judged_on_each_window_that_shows_the_phenomenon():
+    """Every window's value is in the text; both windows show fragmentation-induced blocking,
+    so both are judged: they disagree on "at least 0.4" (0.5 vs 0), which is inconclusive,
+    and agree on "at most 0.6"."""
     windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
     summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
                            + _case_rows("busiest", (0.0, 0.0), 10, 50.0))
@@ -711,19 +719,32 @@ def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
     assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 8 blocked jobs (by "
                              "time: 0.9 of 200.0 s blocked); busiest window (day 0, 01:00-02:30): "
                              "0 of 20 blocked jobs (by time: 0 of 100.0 s blocked)")
+    assert [name for name, _ in by_count.windows] == ["paper", "busiest"]
     assert MEASURES["case_wide_blocked"](ev, by="time").value == pytest.approx(0.9)
-    assert MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines").value == 1.0
+    verdict = _judge_windows(_case_claim({"at_least": 0.4}), by_count)
+    assert verdict.status == "inconclusive"
+    assert verdict.detail.startswith("the windows disagree: paper: holds; busiest: differs")
+    assert _judge_windows(_case_claim({"at_most": 0.6}), by_count).status == "holds"
 
 
-def test_case_claims_have_no_data_when_the_paper_window_is_absent():
-
-    windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
-               _case_window("busiest", 3600.0, 9000.0)]
-    ev = _CaseEvidence(windows, pd.DataFrame(_case_rows("busiest", (0.0, 0.0), 10, 50.0)))
-    measured = MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines")
-    assert measured.value is None
-    assert measured.text.startswith("the paper's window is absent (day 113 is not replayed); "
-                                    "busiest window (day 0, 01:00-02:30): min 1.00")
+def test_a_degenerate_window_is_not_applicable():
+    """A window without fragmentation-induced blocking under the baselines (the paper's,
+    blocked on capacity alone) is shown but not judged; with no window left the claim is
+    "not applicable"; an absent window is named with its reason."""
+    windows = [_case_window("paper", 0.0, 5400.0),
+               AbsentWindow("gfs", "SYNTHETIC gfs-synth", "busiest", "no reason"),
+               _case_window("fragmented", 3600.0, 9000.0)]
+    summary = pd.DataFrame(_case_rows("paper", (1.0, 1.0), 1, 5400.0, frag_s=0.0)
+                           + _case_rows("fragmented", (0.2, 0.3), 10, 50.0))
+    measured = MEASURES["case_wide_blocked"](_CaseEvidence(windows, summary))
+    assert [name for name, _ in measured.windows] == ["fragmented"] and measured.value == 0.2
+    assert "paper window (day 0, 00:00-01:30): not applicable, no fragmentation-induced " \
+           "blocking under the baselines" in measured.text
+    assert "busiest window absent (no reason)" in measured.text
+    assert _judge_windows(_case_claim({"at_least": 0.9}), measured).status == "differs"
+    only_paper = MEASURES["case_wide_blocked"](_CaseEvidence(windows[:1], summary))
+    verdict = _judge_windows(_case_claim({"at_least": 0.9}), only_paper)
+    assert only_paper.windows == () and verdict.status == "not applicable"
 
 
 class _LeadEvidence(Evidence):
@@ -784,3 +805,39 @@ def test_a_composition_day_not_chosen_is_measured_on_its_replays():
                                 where={"trace": "t", "day": 2})
     assert measured.value == pytest.approx(10.0)
     assert "not a chosen day: its replays at the experiment's eta and c" in measured.text
+
+
+def _fragmenting_day(day: int, hour: float) -> pd.DataFrame:
+    """On 2 nodes: two 2-hour 4-GPU jobs and a 60 s 4-GPU job at ``hour``; when the short one
+    ends, 8 GPUs are idle on two nodes and the 8-GPU job that came a minute later waits on
+    fragmentation alone until a long one ends."""
+    t = day * 86400.0 + hour * 3600.0
+    rows = [(0, day * 86400.0 + 12 * 3600.0, 60.0, 1, 1),  # opens the replayed hours
+            (1, t, 7200.0, 1, 4), (2, t, 60.0, 1, 4), (3, t, 7200.0, 1, 4),
+            (4, t + 60.0, 600.0, 1, 8)]
+    frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "duration",
+                                        "num_instances", "gpus_per_instance"])
+    frame["source"] = "synthetic:gfs-synth"
+    return frame
+
+
+def test_the_fragmented_window_has_the_most_fragmentation_induced_blocking():
+    """``fragmented_window`` against an independent reference: every window of the grid
+    replayed by ``case_runs`` and attributed by ``case_summary`` (``blocking.blocking``);
+    the chosen window's fragmentation-induced blocking under the baselines is the largest."""
+    spec = TraceSpec("gfs", "gfs-synth", None, "never", [0, 1], (12.0, 18.0), 2)
+    trace = ResolvedTrace(spec, "synthetic", (0, 1))
+    days = {0: _fragmenting_day(0, 16.5), 1: _fragmenting_day(1, 13.0)}
+    days[1].loc[2, "duration"] = 7200.0  # day 1: no fragmentation, the cluster is full
+    case, settings = _case(), _settings(["gfs"])
+    chosen = fragmented_window(trace, days, case, settings, 8.0, ["gfs"])
+    assert chosen.window == "fragmented" and chosen.day == 0
+    assert "most fragmentation-induced blocking under the baselines" in chosen.label
+    grid = [CaseWindow("gfs", trace.label, "synthetic", f"w{d}-{s}", d, s, s + 5400.0, 0.95,
+                       2, 0.0)
+            for d in (0, 1) for s in np.arange(d * 86400 + 12 * 3600, d * 86400 + 16.5 * 3600
+                                                + 1, 900.0)]
+    timelines, jobs, _ = case_runs(days, grid, settings, 8.0)
+    summary = case_summary(timelines, jobs, grid).set_index("window")["frag_blocked_s"]
+    mine = case_summary(*case_runs(days, [chosen], settings, 8.0)[:2], [chosen])
+    assert mine["frag_blocked_s"].iloc[0] == pytest.approx(summary.max()) and summary.max() > 0

@@ -138,14 +138,14 @@ def test_quick_grid_covers_every_experiment_once():
     assert len(grid) == len(plan.grid)
     assert RunKey("physmix", 0, 0.9, 8.0) in grid                      # Fig. 1
     assert {RunKey("gfs", 58, e, 8.0, s) for e in (0.85, 0.9, 0.95)
-            for s in (0, 1, 2)} <= grid  # Fig. 2, on its days 26 and 58
+            for s in range(5)} <= grid  # Fig. 2, on its days 26 and 58
     assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
     assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 8.0, 10.0)} <= grid  # Fig. 4
     assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
-    # 3 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 2 days at 0.9,
+    # 5 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 2 days at 0.9,
     # physmix 1, the c sweep's 2 traces x 2 extra costs; the base seed alone of the WCC
     # table's other pairs: gfs 113 and venus's 2 days at 0.85 and 0.95
-    assert len(grid) == 3 * (3 + 4 + 2 + 1 + 4) + 2 + 4
+    assert len(grid) == 5 * (3 + 4 + 2 + 1 + 4) + 2 + 4
     assert RunKey("gfs", 113, 0.95, 8.0, 0) in grid
     assert RunKey("gfs", 113, 0.95, 8.0, 1) not in grid
     assert RunKey("venus", 93, 0.95, 8.0, 1) not in grid

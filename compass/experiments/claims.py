@@ -23,8 +23,10 @@ import yaml
 from compass.experiments.stats import MIN_SAMPLES, Interval
 
 #: Verdicts, in the order the summary counts them. ``tie``: the whole interval of a
-#: comparison lies inside its practical-equivalence margin (``Margin``).
-VERDICTS = ("holds", "tie", "differs", "inconclusive", "no data", "not measured")
+#: comparison lies inside its practical-equivalence margin (``Margin``); ``not applicable``:
+#: no window of the case study shows the phenomenon the claim is about.
+VERDICTS = ("holds", "tie", "differs", "inconclusive", "not applicable", "no data",
+            "not measured")
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
                  "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
@@ -66,6 +68,9 @@ class Measured:
     relative_pct: float = math.nan
     #: a comparison's practical-equivalence margin, in the claim's unit (``Margin.size``)
     margin: float | None = None
+    #: a case-study measure: (window, its value) of each window that shows the phenomenon
+    #: (None: not a case-study measure; empty: no window shows it)
+    windows: tuple[tuple[str, Measured], ...] | None = None
 
 
 @dataclass(frozen=True)

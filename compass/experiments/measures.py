@@ -399,22 +399,30 @@ def _case_values(rows: pd.DataFrame, column: str) -> str:
 
 
 def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
-    """A case measure judged on the paper's window (section 6.6's day 113, 21:00-22:30 of the
-    replayed data), with the busiest comparable window's value beside it in the text; no
-    data, with the reason, when the profile does not replay the paper's window."""
-    def both(ev: Evidence, **args: Any) -> Measured:
-        study, _ = ev.case
-        paper = study.window("paper")
-        busiest = next(w for w in study.present if w.window == "busiest")  # always replayed
-        theirs = measure(ev, window="busiest", **args)
-        beside = f"busiest window ({busiest.span}): {theirs.text}"
-        if isinstance(paper, AbsentWindow):
-            return Measured(None, f"the paper's window is absent ({paper.reason}); {beside}",
-                            theirs.traces)
-        ours = measure(ev, window="paper", **args)
-        return Measured(ours.value, f"paper window ({paper.span}): {ours.text}; {beside}",
-                        ours.traces)
-    return both
+    """A case measure on every window of the case study (the paper's, the busiest, the most
+    fragmented; ``case_study``), each window's value in the text. Only a window that shows
+    the phenomenon, some fragmentation-induced blocking under the baselines, is judged
+    (``Measured.windows``); a degenerate one is marked "not applicable" with its reason."""
+    def on_windows(ev: Evidence, **args: Any) -> Measured:
+        study, summary = ev.case
+        texts, shown = [], []
+        for win in study.windows:
+            if isinstance(win, AbsentWindow):
+                texts.append(f"{win.window} window absent ({win.reason})")
+                continue
+            mine = measure(ev, window=win.window, **args)
+            rows = summary[(summary["window"] == win.window)
+                           & summary["scheduler"].isin(ev.cfg.baselines)]
+            if rows["frag_blocked_s"].sum() > 0:
+                shown.append((win.window, mine))
+                texts.append(f"{win.window} window ({win.span}): {mine.text}")
+            else:
+                texts.append(f"{win.window} window ({win.span}): not applicable, no "
+                             f"fragmentation-induced blocking under the baselines "
+                             f"({mine.text})")
+        return Measured(shown[0][1].value if shown else None, "; ".join(texts),
+                        (study.trace,), windows=tuple(shown))
+    return on_windows
 
 
 def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],

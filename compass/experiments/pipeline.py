@@ -53,7 +53,7 @@ from compass.experiments.layout import (
     figure_files,
     table_files,
 )
-from compass.experiments.runs import case_runs, cpu_seconds, run_batch
+from compass.experiments.runs import case_runs, cpu_seconds, fragmented_window, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available
 
@@ -149,8 +149,10 @@ class Plan:
         return table_files(self.tables, TABLE1)
 
     def case_record(self) -> dict[str, Any]:
-        """The case-study settings as the ``case_study`` rule takes them."""
-        record = asdict(self.config.experiments.case)
+        """The case-study settings as the ``case_study`` rule takes them, with the baselines
+        (the fragmented window is chosen on their replays)."""
+        record = {**asdict(self.config.experiments.case),
+                  "baselines": list(self.config.baselines)}
         if record["candidate_days"] is not None:
             record["candidate_days"] = list(record["candidate_days"])
         return record
@@ -221,9 +223,11 @@ def collect_runs(paths: Sequence[str], out: str) -> None:
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],
                cost: float, canonical: Sequence[str], outputs: Mapping[str, str]) -> None:
-    """Rule ``case_study``: choose both windows (section 6.6: the paper's, maybe absent,
-    and the busiest), replay their days under every scheduler."""
+    """Rule ``case_study``: choose the windows (section 6.6: the paper's, maybe absent, the
+    busiest, and the one with the most fragmentation-induced blocking under the
+    ``baselines`` of the case record), replay their days under every scheduler."""
     spec = dict(case)
+    baselines = spec.pop("baselines")
     if spec.get("candidate_days") is not None:
         spec["candidate_days"] = tuple(spec["candidate_days"])
     config = CaseStudyConfig(**spec)
@@ -232,7 +236,8 @@ def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[s
     wanted = [*(config.candidate_days or resolved.days),
               *([config.paper_day] if config.paper_day in resolved.days else [])]
     days = load_days(resolved, settings.seed, list(dict.fromkeys(wanted)), _one(canonical))
-    windows = choose_windows(resolved, days, config, settings.demand)
+    windows = [*choose_windows(resolved, days, config, settings.demand),
+               fragmented_window(resolved, days, config, settings, cost, baselines)]
     write_windows(windows, Path(outputs["windows"]))
     present = [w for w in windows if isinstance(w, CaseWindow)]
     timelines, jobs, status = case_runs(days, present, settings, cost)

@@ -41,10 +41,29 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
     measured = MEASURES[claim.measure["kind"]](ev, **args)
     if claim.measure["kind"] == "not_measured":
         return measured, Verdict("not measured", measured.text)
+    if measured.windows is not None:
+        return measured, _judge_windows(claim, measured)
     if measured.value is None:
         return measured, Verdict("no data", measured.text)
     return measured, judge(claim.check, measured.value, claim.unit, measured.interval,
                            measured.margin)
+
+
+def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
+    """A case-study claim's verdict over the windows that show the phenomenon: "not
+    applicable" with none, their common verdict when they agree, else "inconclusive" with
+    each window's reading."""
+    if not measured.windows:
+        return Verdict("not applicable", "no replayed window shows fragmentation-induced "
+                       "blocking under the baselines")
+    each = [(name, Verdict("no data", m.text) if m.value is None
+             else judge(claim.check, m.value, claim.unit)) for name, m in measured.windows]
+    readings = "; ".join(f"{name}: {v.status}" + (f" ({v.detail})" if v.detail else "")
+                         for name, v in each)
+    statuses = {v.status for _, v in each}
+    if len(statuses) == 1:
+        return Verdict(statuses.pop(), readings)
+    return Verdict("inconclusive", f"the windows disagree: {readings}")
 
 
 def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
