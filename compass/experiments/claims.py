@@ -22,6 +22,8 @@ import yaml
 
 from compass.experiments.stats import MIN_SAMPLES, Interval
 
+#: The ``margins`` entry that caps a lead claim's margin at a share of the paper's lead.
+PAPER_LEAD = "paper_lead"
 #: Verdicts, in the order the summary counts them. ``tie``: the whole interval of a
 #: comparison lies inside its practical-equivalence margin (``Margin``); ``not applicable``:
 #: no window of the case study shows the phenomenon the claim is about.

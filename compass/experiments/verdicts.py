@@ -7,7 +7,7 @@ names the baseline variants under which its verdict changes (``explained_by``)."
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,10 @@ from compass.experiments.claims import (
     CLAIM_COLUMNS,
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
+    PAPER_LEAD,
     SENSITIVE_KINDS,
     Claim,
+    Margin,
     Measured,
     Verdict,
     judge,
@@ -46,7 +48,16 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
     if measured.value is None:
         return measured, Verdict("no data", measured.text)
     return measured, judge(claim.check, measured.value, claim.unit, measured.interval,
-                           measured.margin)
+                           _margin(claim, measured, ev.margins))
+
+
+def _margin(claim: Claim, measured: Measured, margins: Mapping[str, Margin]) -> float | None:
+    """A comparison's margin: the metric's (``Measured.margin``), for a lead claim with a
+    stated paper lead at most the ``PAPER_LEAD`` share of it (the paper's scale)."""
+    paper = float(claim.check.get("at_least", 0.0))
+    if measured.margin is None or paper <= 0 or PAPER_LEAD not in margins:
+        return measured.margin
+    return min(measured.margin, margins[PAPER_LEAD].size(paper))
 
 
 def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
