@@ -49,7 +49,7 @@ from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute, _judge_windows
+from compass.experiments.verdicts import _attribute, _judge_windows, _margin
 
 # ------------------------------------------------------------------ rankings
 
@@ -524,7 +524,10 @@ def test_run_groups_format_wildcards_and_paths(tmp_path):
     ({"approx": {"value": 0.5, "tol": 0.05}}, 0.6, "differs"),
     ({"all": True}, (3, 3), "holds"), ({"all": True}, (2, 3), "differs"),
     ({"all": True}, (0, 0), "differs"),
-    ({"increasing": True}, True, "holds"), ({"increasing": True}, False, "differs"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(4, 2, 6, 5)), "holds"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(-4, -6, -2, 5)), "differs"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(1, -1, 3, 5)), "inconclusive"),
+    ({"increasing": True}, (Interval(5, 1, 9, 4), Interval(4, 2, 6, 4)), "inconclusive"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 26), ("venus", 92)], "holds"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 27), ("venus", 92)], "differs"),
 ])
@@ -841,3 +844,21 @@ def test_the_fragmented_window_has_the_most_fragmentation_induced_blocking():
     summary = case_summary(timelines, jobs, grid).set_index("window")["frag_blocked_s"]
     mine = case_summary(*case_runs(days, [chosen], settings, 8.0)[:2], [chosen])
     assert mine["frag_blocked_s"].iloc[0] == pytest.approx(summary.max()) and summary.max() > 0
+
+
+def test_a_lead_claims_margin_is_at_most_half_the_papers_lead():
+    """0.5 % of a stalled baseline's AJCT (5,000 s) would swallow the paper's 135 s; the
+    claim's margin is capped at half of it, so an interval [-53, -2] s is a tie at the
+    paper's scale only when it lies inside +-67.5 s."""
+    claim = Claim("l", "6.2", "", "135 s", {"kind": "lead", "metric": "ajct"},
+                  {"at_least": 135}, "s", [], "")
+    margins = {"ajct": Margin("r", relative=0.005), "paper_lead": Margin("p", relative=0.5)}
+    interval = Interval(-26.0, -53.0, -2.0, MIN_SAMPLES)
+    measured = SimpleNamespace(margin=5_000.0)
+    assert _margin(claim, measured, margins) == 67.5
+    assert _margin(claim, SimpleNamespace(margin=10.0), margins) == 10.0
+    assert _margin(claim, measured, {"ajct": margins["ajct"]}) == 5_000.0
+    tie = judge(claim.check, -26.0, "s", interval, _margin(claim, measured, margins))
+    assert tie.status == "tie"
+    wide = Interval(-100.0, -150.0, -60.0, MIN_SAMPLES)
+    assert judge(claim.check, -100.0, "s", wide, 67.5).status == "differs"

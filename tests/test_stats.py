@@ -15,6 +15,7 @@ from compass.experiments.stats import (
     Interval,
     bootstrap_mean,
     classify,
+    lead_steps,
     paired_lead,
 )
 
@@ -127,3 +128,34 @@ def test_classes_are_exclusive_and_mirror_under_negation(low, width, margin, n):
         assert iv.low > margin and n >= MIN_SAMPLES
     if got == "tie":
         assert -margin <= iv.low <= iv.high <= margin
+
+
+def test_lead_steps_match_paired_lead_and_collapse_on_constant_leads():
+    """Each condition's lead is ``paired_lead``'s; with every sample's leads the same (10, 25,
+    45 s over the strongest of two baselines) the steps' intervals are the exact steps."""
+    days = np.random.default_rng(5).normal(5_000, 1_000, 8)
+    ref = np.stack([days, days + 100, days + 200], axis=1)
+    base = np.stack([np.stack([ref[:, j] + gap, ref[:, j] + gap + 50], axis=1)
+                     for j, gap in enumerate((10.0, 25.0, 45.0))], axis=1)
+    leads, steps = lead_steps(ref, base, lower_is_better=True)
+    assert leads == pytest.approx([10.0, 25.0, 45.0])
+    for j in range(3):
+        one = paired_lead(ref[:, j], base[:, j, :], lower_is_better=True).interval
+        assert leads[j] == pytest.approx(one.value)
+    assert [(s.value, s.low, s.high) for s in steps] == [
+        pytest.approx((15.0, 15.0, 15.0)), pytest.approx((20.0, 20.0, 20.0))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(2, 4), st.integers(1, 3), st.integers(0, 2**31))
+def test_lead_steps_mirror_when_the_conditions_are_reversed(n, m, k, seed):
+    """Reversing the conditions reverses the leads and negates every step and its interval
+    (the same resamples)."""
+    rng = np.random.default_rng(seed)
+    ref, base = rng.normal(100, 10, (n, m)), rng.normal(105, 10, (n, m, k))
+    leads, steps = lead_steps(ref, base, True, resamples=300, seed=seed)
+    back_leads, back = lead_steps(ref[:, ::-1], base[:, ::-1], True, resamples=300, seed=seed)
+    assert back_leads == pytest.approx(leads[::-1])
+    for s, b in zip(steps, back[::-1]):
+        assert s.n == n and b.value == pytest.approx(-s.value)
+        assert b.low == pytest.approx(-s.high) and b.high == pytest.approx(-s.low)

@@ -210,8 +210,16 @@ def judge(check: dict[str, Any], value: Any, unit: str = "",
         won, n = value
         return Verdict("holds") if n and won == n else Verdict(
             "differs", f"{n - won} of {n} not won")
-    if "increasing" in check:
-        return Verdict("holds") if value else Verdict("differs", "not increasing")
+    if "increasing" in check:  # the steps between leads, with their intervals
+        n = min(s.n for s in value)
+        if n < MIN_SAMPLES or not all(s.defined for s in value):
+            return Verdict("inconclusive", f"{n} samples: fewer than {MIN_SAMPLES}, no "
+                           "interval verdict")
+        if all(s.low > 0 for s in value):
+            return Verdict("holds", "every step's whole interval is above zero")
+        if any(s.high < 0 for s in value):
+            return Verdict("differs", "a step's whole interval is below zero")
+        return Verdict("inconclusive", "a step's interval spans zero")
     if "same" in check:
         paper = sorted((str(t), int(d)) for t, d in check["same"])
         missing = [f"{t} {d}" for t, d in paper if (t, d) not in value]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compass.experiments.aggregate import METRICS, lead_intervals
+from compass.experiments.aggregate import LOWER_IS_BETTER, METRICS, lead_intervals
 from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
 from compass.experiments.claims import Margin, Measured, Tally, fmt
 from compass.experiments.composition import (
@@ -32,7 +32,7 @@ from compass.experiments.migrations import migrations_by_operator, operator_shar
 from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.stats import CLASSES, Interval, classify
+from compass.experiments.stats import CLASSES, Interval, classify, lead_steps
 from compass.experiments.sweeps import (
     cost_runs,
     cost_sweep,
@@ -212,14 +212,26 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
 
 
 def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
-    """Whether the lead grows as eta falls, on the same paired leads the per-eta claims use."""
-    table, traces = ev.lead_table(experiment)
-    rows = table[table["metric"] == metric].sort_values("eta", ascending=False)
-    values = rows["lead"].to_numpy(dtype=float)
-    if values.size < 2 or np.isnan(values).any():
+    """Whether the lead grows as eta falls: the leads from the loosest to the tightest eta on
+    the samples replayed at every eta, and each step between them with its paired bootstrap
+    interval (``stats.lead_steps``); the value is the steps' intervals."""
+    _, _, traces = ev.experiment(experiment)
+    runs = ev.runs(experiment)
+    etas = sorted(runs["eta"].unique(), reverse=True)
+    names = [ev.cfg.reference, *(b for b in ev.cfg.baselines if b in set(runs["scheduler"]))]
+    table = runs.pivot_table(index=["trace", "day", "seed"], columns=["eta", "scheduler"],
+                             values=metric, aggfunc="first")
+    columns = [(e, s) for e in etas for s in names]
+    if len(etas) < 2 or len(names) < 2 or not set(columns) <= set(table.columns):
         return Measured(None, "fewer than two eta values with a lead", traces)
-    text = " -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(values, rows["eta"]))
-    return Measured(bool(np.all(np.diff(values) > 0)), text, traces)
+    values = table[columns].dropna().to_numpy().reshape(-1, len(etas), len(names))
+    if not len(values):
+        return Measured(None, "no sample replayed at every eta", traces)
+    leads, steps = lead_steps(values[:, :, 0], values[:, :, 1:], LOWER_IS_BETTER[metric])
+    text = (" -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(leads, etas))
+            + "; steps " + ", ".join(f"{fmt(s.value)} [{fmt(s.low)}, {fmt(s.high)}]"
+                                     for s in steps) + f" (paired, n = {len(values)})")
+    return Measured(tuple(steps), text, traces)
 
 
 def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:

@@ -139,3 +139,31 @@ def classify(interval: Interval, margin: float) -> str:
     if -margin <= interval.low and interval.high <= margin:
         return "tie"
     return "undecided"
+
+
+def lead_steps(reference: np.ndarray, baselines: np.ndarray, lower_is_better: bool, *,
+               resamples: int = RESAMPLES, level: float = LEVEL,
+               seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, list[Interval]]:
+    """Leads at m conditions on the same n samples and the steps between them.
+
+    ``reference`` is n x m (a sample's value at each condition, e.g. each eta), ``baselines``
+    n x m x k. The lead at each condition is ``paired_lead``'s (over the strongest baseline,
+    re-chosen per resample); each step lead[j + 1] - lead[j] gets its interval from one
+    joint resampling of the samples, so that what the conditions share cancels. Returns
+    (the m leads, the m - 1 step intervals)."""
+    ref = np.asarray(reference, dtype=float)
+    base = np.asarray(baselines, dtype=float)
+    if ref.ndim != 2 or base.shape[:2] != ref.shape or base.ndim != 3 or ref.shape[0] == 0:
+        raise ValueError("lead_steps needs an n x m reference and an n x m x k baseline array")
+    if np.isnan(ref).any() or np.isnan(base).any():
+        raise ValueError("lead_steps needs complete samples (drop those with a NaN first)")
+    diff = (base - ref[:, :, None]) * (1.0 if lower_is_better else -1.0)
+    leads = diff.mean(axis=0).min(axis=1)
+    n = ref.shape[0]
+    if n < 2:
+        return leads, [Interval(float(s), math.nan, math.nan, n, level)
+                       for s in np.diff(leads)]
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    steps = np.diff(diff[idx].mean(axis=1).min(axis=2), axis=1)
+    return leads, [Interval(float(s), *_percentiles(steps[:, j], level), n, level)
+                   for j, s in enumerate(np.diff(leads))]
