@@ -33,7 +33,10 @@ from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.layout import NOTEBOOKS
+from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.results import Results
+from compass.experiments.stats import MIN_SAMPLES
+from compass.experiments.sweeps import overall_leads
 from compass.experiments.tables import markdown
 from compass.experiments.windows import window_leads
 
@@ -112,10 +115,16 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
     return rows
 
 
-def _findings(table: pd.DataFrame, res: Results) -> list[str]:
-    """"What we found": plain lines computed from claims.csv (never typed by hand): the
-    data, the verdicts, where COMPASS-ABS's leads stand and how far the paper's margins
-    are, the theorem's bound, and which verdicts a baseline variant changes."""
+#: The measure kinds of absolute levels (the regime a run is in), not comparisons.
+LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
+
+
+def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> list[str]:
+    """"What we found": plain lines computed from claims.csv and the runs (never typed by
+    hand): the data, the verdicts, the real-data (openb) comparisons first, where
+    COMPASS-ABS's leads stand (signed) and how far the paper's margins are, its AFR leads,
+    the theorem's bound and for which Compact, our absolute levels beside the paper's, and
+    which verdicts a baseline variant changes."""
     frame = table[table["variant"] == DEFAULT_VARIANT]
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
@@ -126,6 +135,13 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
                                            if synthetic else "Real traces."),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" of {len(frame)} claims."]
+    real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
+        ["no data", "not measured"])]
+    if len(real):
+        lines.append(f"- **Real data** ({OPENB_LABEL}, the only real-trace comparison here): "
+                     + "; ".join(f"`{r.id}` {r.verdict} "
+                                 f"({r.ours_text.removeprefix(f'{OPENB_LABEL}: ')})"
+                                 for r in real.itertuples()) + ".")
     if len(leads):
         ways = leads["direction"].str.split(" ").str[0].value_counts()
         worst = leads.loc[leads["relative_pct"].abs().idxmax()] if leads[
@@ -137,16 +153,28 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
             + (f"; the largest is {worst['relative_pct']:+.2g} % of the baseline "
                f"(`{worst['id']}`)" if worst is not None else "") + ".")
         met = leads[leads["verdict"] == "holds"]
+        tied = leads[leads["verdict"] == "tie"]
         lines.append(f"- The paper's margins: {len(met)} of {len(leads)} lead claims reach "
                      "the paper's value over their whole interval"
                      + (f" ({', '.join(f'`{i}`' for i in met['id'])})" if len(met) else "")
-                     + "; the median lead is "
-                     f"{leads['relative_pct'].abs().median():.2g} % of the baseline's value "
-                     "in size.")
+                     + f", {len(tied)} are ties (the whole interval inside the comparison's "
+                     "margin, paper/claims.yaml); the median lead is "
+                     f"{leads['relative_pct'].median():+.2g} % of the baseline's value "
+                     "(signed: positive means COMPASS-ABS is better).")
+    lines += _afr_leads(res)
     bound = frame[frame["id"] == "thm1-sif-bound"]
     if len(bound):
-        lines.append(f"- Theorem 1 (N x SIF <= 2 under the WCC) on every replay: "
-                     f"{bound['verdict'].iloc[0]} ({bound['ours_text'].iloc[0]}).")
+        row = bound.iloc[0]
+        which = (f" for the corrected Compact (`{res.config.reference}`; the literal one "
+                 f"breaks it, deviation `{row['deviation']}`)" if row["deviation"] else "")
+        lines.append(f"- Theorem 1 (N x SIF <= 2 under the WCC) on every replay{which}: "
+                     f"{row['verdict']} ({row['ours_text']}).")
+    levels = frame.set_index("id").reindex(
+        [c.id for c in claims if c.measure["kind"] in LEVEL_KINDS]).dropna(subset=["verdict"])
+    if len(levels):
+        lines.append("- Our regime against the paper's (absolute levels, not comparisons): "
+                     + "; ".join(f"`{i}` paper {r.paper}, ours {r.ours_text}"
+                                 for i, r in levels.iterrows()) + ".")
     for variant in res.config.variants:
         mine = table[table["variant"] == variant].set_index("id")["verdict"]
         base = frame.set_index("id")["verdict"].reindex(mine.index)
@@ -156,6 +184,19 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
                      + (" (" + ", ".join(f"`{i}`: {base[i]} -> {mine[i]}" for i in changed)
                         + ")" if changed else "") + " (section \"Sensitivity\").")
     return [*lines, ""]
+
+
+def _afr_leads(res: Results) -> list[str]:
+    """A line on COMPASS-ABS's AFR leads in the overall experiment (no claim states them):
+    each trace's paired lead over the strongest baseline with its interval."""
+    afr = overall_leads(res)
+    afr = afr[(afr["metric"] == "afr") & afr["lead"].notna()]
+    if afr.empty:
+        return []
+    return ["- AFR leads over the strongest baseline (overall experiment, as a share of the "
+            "nodes; positive: COMPASS-ABS fragments less): " + ", ".join(
+                f"{r.trace} {fmt(r.lead)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}] (n = {r.n})"
+                for r in afr.itertuples()) + "."]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -307,15 +348,19 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
-    lines = [*_header(res), *_findings(table, res), "## Summary", "",
+    lines = [*_header(res), *_findings(table, res, claims), "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
              "every scheduler) and given with their 95 % bootstrap interval, the number of "
              "samples n and their size relative to the strongest baseline. A verdict is "
-             "*holds* when the whole interval satisfies the paper's claim, *differs* when "
-             "none of it does, *inconclusive* when it admits both readings; values without "
-             "an interval are judged as they are. Every value is in "
+             "*holds* when the whole interval satisfies the paper's claim, *tie* when it lies "
+             "inside the comparison's practical-equivalence margin (paper/claims.yaml, "
+             "`margins`), *differs* when none of it satisfies the claim, *inconclusive* when "
+             f"it admits both readings or rests on fewer than {MIN_SAMPLES} samples; a "
+             "case-study claim is *not applicable* when no window shows "
+             "fragmentation-induced blocking under the baselines. Values without an interval "
+             "are judged as they are. Every value is in "
              f"[{CLAIMS_TABLE}.csv]({_relative(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
     failures = _failures(res, CaseStudy.load(res).status)
