@@ -862,3 +862,34 @@ def test_a_lead_claims_margin_is_at_most_half_the_papers_lead():
     assert tie.status == "tie"
     wide = Interval(-100.0, -150.0, -60.0, MIN_SAMPLES)
     assert judge(claim.check, -100.0, "s", wide, 67.5).status == "differs"
+
+
+def _eta_runs(gaps: dict[float, float]) -> pd.DataFrame:
+    """Six samples at each eta: gfs ``gaps[eta]`` s and fft that plus 50 s behind
+    COMPASS-ABS on AJCT, on days whose AJCT levels differ by hundreds of seconds."""
+    rows = []
+    for day in range(6):
+        for eta, gap in gaps.items():
+            level = 1000.0 + 300 * day + 1000 * eta
+            for name, ajct in (("compass-abs", level), ("gfs", level + gap),
+                               ("fft", level + gap + 50)):
+                rows.append({"trace": "t", "day": day, "seed": 0, "eta": eta,
+                             "scheduler": name, "ajct": ajct})
+    return pd.DataFrame(rows)
+
+
+def test_eta_lead_grows_is_judged_on_the_steps_intervals():
+    """Leads of 10, 25, 45 s from eta 0.95 to 0.85 on every sample: steps of 15 and 20 s
+    with zero-width intervals, the claim holds; leads that shrink differ."""
+    claim = {"increasing": True}
+    grows = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 10.0, 0.9: 25.0,
+                                                             0.85: 45.0})),
+                                   experiment="eta_sweep", metric="ajct")
+    assert [(s.value, s.low, s.high) for s in grows.value] == [
+        pytest.approx((15.0, 15.0, 15.0)), pytest.approx((20.0, 20.0, 20.0))]
+    assert grows.text.startswith("10.0 (eta 0.95) -> 25.0 (eta 0.9) -> 45.0 (eta 0.85)")
+    assert judge(claim, grows.value).status == "holds"
+    shrinks = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 45.0, 0.9: 25.0,
+                                                               0.85: 10.0})),
+                                     experiment="eta_sweep", metric="ajct")
+    assert judge(claim, shrinks.value).status == "differs"
