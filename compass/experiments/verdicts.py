@@ -47,8 +47,8 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
         return measured, _judge_windows(claim, measured)
     if measured.value is None:
         return measured, Verdict("no data", measured.text)
-    return measured, judge(claim.check, measured.value, claim.unit, measured.interval,
-                           _margin(claim, measured, ev.margins))
+    margin = None if measured.margin is None else _margin(claim, measured, ev.margins)
+    return measured, judge(claim.check, measured.value, claim.unit, measured.interval, margin)
 
 
 def _margin(claim: Claim, measured: Measured, margins: Mapping[str, Margin]) -> float | None:
