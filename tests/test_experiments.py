@@ -893,3 +893,23 @@ def test_eta_lead_grows_is_judged_on_the_steps_intervals():
                                                                0.85: 10.0})),
                                      experiment="eta_sweep", metric="ajct")
     assert judge(claim, shrinks.value).status == "differs"
+
+
+def test_the_order_of_three_days_leads_is_judged_on_their_falls():
+    """Days 0, 1, 2 with leads 45, 25, 10 s (``_eta_runs`` at one eta per day): ordered
+    as 0 > 1 > 2 the falls are 20 and 15 s and the claim holds; as 2 > 1 > 0 it differs."""
+    runs = _eta_runs({0.9: 0.0})
+    for day, gap in ((0, 45.0), (1, 25.0), (2, 10.0)):
+        rows = (runs["day"] == day) & (runs["scheduler"] != "compass-abs")
+        runs.loc[rows, "ajct"] += gap
+    runs = runs[runs["day"] <= 2]
+    runs = pd.concat([runs.assign(seed=s) for s in range(5)], ignore_index=True)
+    ev = _LeadEvidence(runs)
+    order = [{"trace": "t", "day": d} for d in (0, 1, 2)]
+    measured = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
+                                         order=order)
+    assert measured.text.startswith("45.0 (t 0) > 25.0 (t 1) > 10.0 (t 2); falls 20.0")
+    assert judge({"increasing": True}, measured.value).status == "holds"
+    back = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
+                                     order=order[::-1])
+    assert judge({"increasing": True}, back.value).status == "differs"

@@ -17,6 +17,7 @@ from compass.experiments.stats import (
     classify,
     lead_steps,
     paired_lead,
+    unpaired_lead_steps,
 )
 
 
@@ -159,3 +160,20 @@ def test_lead_steps_mirror_when_the_conditions_are_reversed(n, m, k, seed):
     for s, b in zip(steps, back[::-1]):
         assert s.n == n and b.value == pytest.approx(-s.value)
         assert b.low == pytest.approx(-s.high) and b.high == pytest.approx(-s.low)
+
+
+def test_unpaired_steps_resample_each_group_alone():
+    """Three groups (days) with constant per-sample leads 30, 20, 5 over the strongest of two
+    baselines: the leads, and steps -10 and -15 with zero-width intervals, whatever the
+    groups' sizes and levels; a one-sample group gives no interval."""
+    rng = np.random.default_rng(2)
+    groups = []
+    for n, lead in ((6, 30.0), (9, 20.0), (5, 5.0)):
+        ref = rng.normal(1_000 * n, 300, n)
+        groups.append((ref, np.stack([ref + lead, ref + lead + 40], axis=1)))
+    leads, steps = unpaired_lead_steps(groups, lower_is_better=True)
+    assert leads == pytest.approx([30.0, 20.0, 5.0])
+    assert [(s.value, s.low, s.high, s.n) for s in steps] == [
+        pytest.approx((-10.0, -10.0, -10.0, 6)), pytest.approx((-15.0, -15.0, -15.0, 5))]
+    _, one = unpaired_lead_steps([groups[0], (groups[1][0][:1], groups[1][1][:1])], True)
+    assert one[0].n == 1 and not one[0].defined

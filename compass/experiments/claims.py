@@ -38,7 +38,7 @@ CLAIMS_TABLE = "claims"
 #: The variant of the profile's own parameters (the paper-faithful baselines).
 DEFAULT_VARIANT = "default"
 #: Measures re-taken under each sensitivity variant: the comparisons between schedulers.
-SENSITIVE_KINDS = ("lead", "wins", "leads_grow")
+SENSITIVE_KINDS = ("lead", "wins", "leads_grow", "leads_ordered")
 
 
 @dataclass(frozen=True)

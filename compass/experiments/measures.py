@@ -32,7 +32,13 @@ from compass.experiments.migrations import migrations_by_operator, operator_shar
 from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
-from compass.experiments.stats import CLASSES, Interval, classify, lead_steps
+from compass.experiments.stats import (
+    CLASSES,
+    Interval,
+    classify,
+    lead_steps,
+    unpaired_lead_steps,
+)
 from compass.experiments.sweeps import (
     cost_runs,
     cost_sweep,
@@ -232,6 +238,34 @@ def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
             + "; steps " + ", ".join(f"{fmt(s.value)} [{fmt(s.low)}, {fmt(s.high)}]"
                                      for s in steps) + f" (paired, n = {len(values)})")
     return Measured(tuple(steps), text, traces)
+
+
+def _leads_ordered(ev: Evidence, experiment: str, metric: str,
+                   order: list[dict[str, Any]]) -> Measured:
+    """Whether the leads at the groups of ``order`` (e.g. three composition days) fall in
+    that order, largest first: each step between consecutive leads with a bootstrap interval
+    that resamples each group's own samples (``stats.unpaired_lead_steps``; the groups are
+    different days, so nothing pairs them). The value is the steps, negated so that a
+    falling lead reads as a positive step (the ``increasing`` check)."""
+    _, _, traces = ev.experiment(experiment)
+    runs = ev.runs(experiment)
+    names = [ev.cfg.reference, *(b for b in ev.cfg.baselines if b in set(runs["scheduler"]))]
+    groups, labels = [], []
+    for where in order:
+        table = _where(runs, where).pivot_table(index=["day", "seed"], columns="scheduler",
+                                                values=metric, aggfunc="first")
+        if not set(names) <= set(table.columns) or table[names].dropna().empty:
+            which = ", ".join(f"{k} {v}" for k, v in where.items())
+            return Measured(None, f"no {experiment} runs for {which}", traces)
+        complete = table[names].dropna().to_numpy()
+        groups.append((complete[:, 0], complete[:, 1:]))
+        labels.append(" ".join(str(v) for v in where.values()))
+    leads, steps = unpaired_lead_steps(groups, LOWER_IS_BETTER[metric])
+    falls = tuple(Interval(-s.value, -s.high, -s.low, s.n) for s in steps)
+    text = " > ".join(f"{fmt(v)} ({name})" for v, name in zip(leads, labels))
+    text += "; falls " + ", ".join(f"{fmt(f.value)} [{fmt(f.low)}, {fmt(f.high)}] (n = {f.n})"
+                                   for f in falls)
+    return Measured(falls, text, traces)
 
 
 def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:
@@ -499,6 +533,7 @@ def _physical_latency(ev: Evidence) -> Measured:
 
 MEASURES: dict[str, Callable[..., Measured]] = {
     "not_measured": _not_measured, "wins": _wins, "lead": _lead, "leads_grow": _leads_grow,
+    "leads_ordered": _leads_ordered,
     "reference_range": _reference_range, "baseline_range": _baseline_range,
     "reference_min": _reference_min, "afr_below_bound": _afr_below_bound,
     "nsif_bound": _nsif_bound, "class_shares": _class_shares,

@@ -11,6 +11,7 @@ a heavy seed) cancels in the paired differences instead of widening the interval
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,3 +168,33 @@ def lead_steps(reference: np.ndarray, baselines: np.ndarray, lower_is_better: bo
     steps = np.diff(diff[idx].mean(axis=1).min(axis=2), axis=1)
     return leads, [Interval(float(s), *_percentiles(steps[:, j], level), n, level)
                    for j, s in enumerate(np.diff(leads))]
+
+
+def unpaired_lead_steps(groups: Sequence[tuple[np.ndarray, np.ndarray]], lower_is_better: bool,
+                        *, resamples: int = RESAMPLES, level: float = LEVEL,
+                        seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, list[Interval]]:
+    """Leads measured on *different* samples (e.g.
+    different days): each group (reference n_j, baselines n_j x k) is resampled on its own,
+    its lead over the strongest baseline re-chosen per resample (as ``paired_lead``), and
+    each step lead[j + 1] - lead[j] gets its interval from the differences of those
+    resampled leads. ``n`` of a step is the smaller of its two groups. Returns (the leads,
+    the steps' intervals)."""
+    rng = np.random.default_rng(seed)
+    stats, points, sizes = [], [], []
+    for reference, baselines in groups:
+        ref = np.asarray(reference, dtype=float)
+        base = np.asarray(baselines, dtype=float).reshape(ref.size, -1)
+        diff = (base - ref[:, None]) * (1.0 if lower_is_better else -1.0)
+        points.append(float(diff.mean(axis=0).min()))
+        sizes.append(ref.size)
+        idx = rng.integers(0, ref.size, size=(resamples, ref.size))
+        stats.append(diff[idx].mean(axis=1).min(axis=1))
+    out = []
+    for j in range(len(groups) - 1):
+        n = min(sizes[j], sizes[j + 1])
+        step = points[j + 1] - points[j]
+        if n < 2:
+            out.append(Interval(step, math.nan, math.nan, n, level))
+        else:
+            out.append(Interval(step, *_percentiles(stats[j + 1] - stats[j], level), n, level))
+    return np.array(points), out
