@@ -913,3 +913,17 @@ def test_the_order_of_three_days_leads_is_judged_on_their_falls():
     back = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
                                      order=order[::-1])
     assert judge({"increasing": True}, back.value).status == "differs"
+
+
+def test_top1_share_over_a_tables_buckets():
+    """Table 3's columns: the share of pairs ranked first over every pair, or over the pairs
+    of given rho buckets; no pair in them is no data."""
+    pairs = pd.DataFrame({"trace": "venus", "metric": "afr", "defined": True,
+                          "bucket": ["1.0", "1.0", "1.0", "[0, 0.1)"],
+                          "top1": [True, True, False, True]})
+    ev = SimpleNamespace(pairs=pairs)
+    assert MEASURES["top1_share"](ev, trace="venus", metric="afr").value == 0.75
+    rho1 = MEASURES["top1_share"](ev, trace="venus", metric="afr", buckets=["1.0"])
+    assert rho1.value == pytest.approx(2 / 3) and rho1.text == "0.667 (2 of 3)"
+    none = MEASURES["top1_share"](ev, trace="venus", metric="afr", buckets=["[0.7, 0.9)"])
+    assert none.value is None and none.text == "no pair with a defined value in [0.7, 0.9)"

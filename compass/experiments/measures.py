@@ -364,11 +364,17 @@ def _rho_shares(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
     return Measured(shares, " / ".join(fmt(s) for s in shares) + f" ({n} pairs)", (trace,))
 
 
-def _top1_share(ev: Evidence, trace: str, metric: str) -> Measured:
+def _top1_share(ev: Evidence, trace: str, metric: str,
+                buckets: list[str] | None = None) -> Measured:
+    """The share of (day, eta) pairs on which the reference ranks first on ``metric``, over
+    every pair or over those in the rho ``buckets`` (Table 3's columns)."""
     p = ev.pairs
     p = p[(p["trace"] == trace) & (p["metric"] == metric) & p["defined"]]
+    if buckets is not None:
+        p = p[p["bucket"].isin(buckets)]
     if p.empty:
-        return Measured(None, "no pair with a defined value", (trace,))
+        return Measured(None, "no pair with a defined value"
+                        + (f" in {', '.join(buckets)}" if buckets else ""), (trace,))
     share = float(p["top1"].mean())
     return Measured(share, f"{fmt(share)} ({int(p['top1'].sum())} of {len(p)})", (trace,))
 
