@@ -25,7 +25,7 @@ validate(config, str(BASE / "config" / "schema.yaml"))
 from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
-from compass.experiments.report import CLAIMS_TABLE  # noqa: E402
+from compass.experiments.claims import CLAIMS_TABLE  # noqa: E402
 
 PLAN = make_plan(config)
 L = PLAN.layout

@@ -19,6 +19,12 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+#: The three metrics of section 5.5, in the paper's order: the one list of their names.
+METRICS = ("afr", "ajct", "agu")
+#: Direction of each metric (AFR, AJCT: lower is better; AGU: higher), the one place it is
+#: written: rankings, leads and the report's "ahead"/"behind" all read it.
+LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
+
 
 def interval_lengths(timeline: pd.DataFrame) -> np.ndarray:
     """Length of the interval each timeline row holds for (0 for the last row)."""

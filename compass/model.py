@@ -11,6 +11,9 @@ from enum import StrEnum
 
 #: GPUs per node (the 8-GPU baseboard of section 2.2); a parameter everywhere.
 G_DEFAULT = 8
+#: The cluster-scaling levels eta of eq. 13 that the paper sizes its clusters at (sections
+#: 5.2, 6.2, 6.4): the one place the triple is written.
+PAPER_ETAS = (0.85, 0.90, 0.95)
 
 #: An instance is named by its job and its index inside the job: ``(job_id, k)``.
 InstanceKey = tuple[int, int]

@@ -7,6 +7,7 @@ import json
 import math
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
+from compass.experiments.claims import Claim, Margin, Tally, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -42,11 +44,12 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey
 from compass.experiments.layout import Layout
-from compass.experiments.report import Claim, _attribute, direction, experiments_behind, judge
+from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
-from compass.experiments.runs import RUN_COLUMNS, case_runs, run_batch
-from compass.experiments.stats import Interval
+from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
+from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
+from compass.experiments.verdicts import _attribute, _judge_windows, _margin
 
 # ------------------------------------------------------------------ rankings
 
@@ -521,7 +524,10 @@ def test_run_groups_format_wildcards_and_paths(tmp_path):
     ({"approx": {"value": 0.5, "tol": 0.05}}, 0.6, "differs"),
     ({"all": True}, (3, 3), "holds"), ({"all": True}, (2, 3), "differs"),
     ({"all": True}, (0, 0), "differs"),
-    ({"increasing": True}, True, "holds"), ({"increasing": True}, False, "differs"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(4, 2, 6, 5)), "holds"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(-4, -6, -2, 5)), "differs"),
+    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(1, -1, 3, 5)), "inconclusive"),
+    ({"increasing": True}, (Interval(5, 1, 9, 4), Interval(4, 2, 6, 4)), "inconclusive"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 26), ("venus", 92)], "holds"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 27), ("venus", 92)], "differs"),
 ])
@@ -558,25 +564,86 @@ def test_a_leads_direction_is_read_from_its_interval(interval, expected):
     assert direction(interval) == expected
 
 
-def test_a_claim_that_does_not_hold_names_the_experiments_and_variants_behind_it():
-    lead = Claim("l", "6.1", "", "135 s", {"kind": "lead", "metric": "agu"}, {"at_least": 2},
-                 "pp", [], "")
-    case = Claim("c", "6.6", "", "", {"kind": "case_min", "column": "x"}, {}, "", [], "")
-    assert experiments_behind(lead) == ["sensitivity", "metric_windows"]
-    assert experiments_behind(case) == ["case_blocking", "case_head_blocking"]
-    frame = pd.DataFrame({"id": ["l", "c", "l", "l"],
-                          "variant": ["default", "default", "mcg-backfill", "fft-3600"],
-                          "verdict": ["differs", "holds", "differs", "inconclusive"],
+def test_explained_by_names_only_the_variants_that_change_a_verdict():
+    """A default row that does not hold names each variant under which its verdict changes;
+    one whose verdict no variant changes names nothing (``o``), nor does a row that holds."""
+    frame = pd.DataFrame({"id": ["l", "c", "o", "l", "l", "o"],
+                          "variant": ["default", "default", "default", "mcg-backfill",
+                                      "fft-3600", "fft-3600"],
+                          "verdict": ["differs", "holds", "differs", "differs", "inconclusive",
+                                      "differs"],
                           "explained_by": ""})
-    out = _attribute(frame, [lead, case]).set_index(["id", "variant"])["explained_by"]
-    assert out[("l", "default")] == "sensitivity; metric_windows; fft-3600: inconclusive"
-    assert out[("c", "default")] == "" and out[("l", "fft-3600")] == ""
+    out = _attribute(frame).set_index(["id", "variant"])["explained_by"]
+    assert out[("l", "default")] == "fft-3600: inconclusive"
+    assert out[("o", "default")] == "" and out[("c", "default")] == ""
+    assert out[("l", "fft-3600")] == ""
 
 
-def test_an_interval_of_one_sample_is_judged_by_its_value():
+def test_fewer_than_five_samples_give_at_most_inconclusive():
+    """With n < MIN_SAMPLES the percentile interval is about the samples' range: a lead is
+    "inconclusive" and says so, even where the range lies wholly inside or outside the
+    check; from MIN_SAMPLES on the interval decides."""
     one = Interval(200.0, math.nan, math.nan, 1)
-    assert judge({"at_least": 135}, 200.0, "s", one).status == "holds"
+    verdict = judge({"at_least": 135}, 200.0, "s", one)
+    assert verdict.status == "inconclusive" and "1 sample" in verdict.detail
+    for low, high in ((140.0, 300.0), (-20.0, 100.0)):
+        few = Interval((low + high) / 2, low, high, MIN_SAMPLES - 1)
+        verdict = judge({"at_least": 135}, few.value, "s", few)
+        assert verdict.status == "inconclusive"
+        assert verdict.detail.startswith(f"range of {MIN_SAMPLES - 1} samples")
+    enough = Interval(200.0, 140.0, 300.0, MIN_SAMPLES)
+    assert judge({"at_least": 135}, 200.0, "s", enough).status == "holds"
     assert judge({"all": True}, (2, 3), "", Interval(1.0, 0.0, 2.0, 3)).status == "differs"
+
+
+@pytest.mark.parametrize(("low", "high", "margin", "status"), [
+    (-0.4, 0.3, 0.5, "tie"), (-0.6, 0.3, 0.5, "differs"), (-0.4, 0.3, None, "differs"),
+    (0.8, 2.5, 0.5, "holds"), (0.2, 0.9, 0.5, "inconclusive"),
+])
+def test_a_lead_inside_its_margin_is_a_tie(low, high, margin, status):
+    """A lead claim (AGU at least 0.7 points) whose whole interval lies inside +-margin is a
+    tie, not "differs": the gap is practically zero; without a margin it is judged as before."""
+    interval = Interval((low + high) / 2, low, high, MIN_SAMPLES)
+    assert judge({"at_least": 0.7}, interval.value, "pp", interval, margin).status == status
+
+
+@pytest.mark.parametrize(("tally", "status"), [
+    (Tally(6, 3, 0, 0), "holds"), (Tally(9, 0, 0, 0), "holds"), (Tally(8, 0, 1, 0), "differs"),
+    (Tally(7, 1, 0, 1), "inconclusive"), (Tally(0, 0, 1, 8), "differs"),
+    (Tally(0, 0, 0, 0), "differs"),
+])
+def test_win_count_claims_hold_with_no_loss_and_no_undecided_cell(tally, status):
+    """"Best on every cell" read with margins: ties count for the claim, a loss refutes it,
+    an undecided cell (and no loss) leaves it open."""
+    verdict = judge({"all": True}, tally)
+    assert verdict.status == status
+    assert tally.text() == (f"W {tally.win} / T {tally.tie} / L {tally.loss} / "
+                            f"U {tally.undecided} of {tally.cells}")
+
+
+def test_win_cells_are_classed_on_paired_intervals_against_the_margins():
+    """``wins``: per (trace, metric) cell, the paired lead's interval against the metric's
+    margin: an AJCT lead of 0.1 % of the baseline is a tie (margin 0.5 %), a clear AGU gain a
+    win, an AFR deficit a loss."""
+    rows = []
+    for seed in range(6):
+        for name, ajct, agu, afr in (("compass-abs", 1000.0, 0.80 + seed / 1000, 0.03),
+                                     ("gfs", 1001.0 + seed % 2 * 0.5, 0.70, 0.01)):
+            rows.append({"trace": "t", "day": 0, "seed": seed, "scheduler": name,
+                         "ajct": ajct, "agu": agu, "afr": afr})
+    leads = A.lead_intervals(pd.DataFrame(rows), "compass-abs", ["gfs"], ["trace"])
+
+    class _Ev(Evidence):
+        def lead_table(self, name):
+            return leads, ("t",)
+
+    margins = {"ajct": Margin("r", relative=0.005), "agu": Margin("a", absolute=0.005),
+               "afr": Margin("a", absolute=0.005)}
+    measured = MEASURES["wins"](_Ev(None, Path("."), margins), experiment="overall",
+                                by=["trace"])
+    assert measured.value == Tally(1, 1, 1, 0)
+    assert measured.text == "W 1 / T 1 / L 1 / U 0 of 3; loss on t afr"
+    assert judge({"all": True}, measured.value).status == "differs"
 
 
 def test_lead_intervals_pair_the_samples_and_pick_the_strongest_baseline():
@@ -624,21 +691,28 @@ class _CaseEvidence:
 
         empty = pd.DataFrame()
         self.case = (CaseStudy(tuple(windows), empty, empty, empty), summary)
+        self.cfg = SimpleNamespace(baselines=("gfs", "fgd"))
 
     def schedulers(self, names):
         return ["gfs", "fgd"] if names == "baselines" else list(names)
 
 
-def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float
-               ) -> list[dict]:
+def _case_rows(window: str, shares: tuple[float, float], jobs: int, seconds: float,
+               frag_s: float = 1.0) -> list[dict]:
     return [{"window": window, "scheduler": s, "blocked_share": 1.0, "blocked_jobs": jobs,
              "blocked_s": seconds, "blocked_g8_w31_share": shares[0],
-             "blocked_g8_w31_time_share": shares[1]} for s in ("gfs", "fgd")]
+             "blocked_g8_w31_time_share": shares[1], "frag_blocked_s": frag_s}
+            for s in ("gfs", "fgd")]
 
 
-def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
-    from compass.experiments.report import MEASURES
+def _case_claim(check: dict) -> Claim:
+    return Claim("c", "6.6", "", "", {"kind": "case_wide_blocked"}, check, "", [], "")
 
+
+def test_case_claims_are_judged_on_each_window_that_shows_the_phenomenon():
+    """Every window's value is in the text; both windows show fragmentation-induced blocking,
+    so both are judged: they disagree on "at least 0.4" (0.5 vs 0), which is inconclusive,
+    and agree on "at most 0.6"."""
     windows = [_case_window("paper", 0.0, 5400.0), _case_window("busiest", 3600.0, 9000.0)]
     summary = pd.DataFrame(_case_rows("paper", (0.5, 0.9), 4, 100.0)
                            + _case_rows("busiest", (0.0, 0.0), 10, 50.0))
@@ -648,17 +722,208 @@ def test_case_claims_are_judged_on_the_paper_window_with_the_busiest_beside():
     assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 8 blocked jobs (by "
                              "time: 0.9 of 200.0 s blocked); busiest window (day 0, 01:00-02:30): "
                              "0 of 20 blocked jobs (by time: 0 of 100.0 s blocked)")
+    assert [name for name, _ in by_count.windows] == ["paper", "busiest"]
     assert MEASURES["case_wide_blocked"](ev, by="time").value == pytest.approx(0.9)
-    assert MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines").value == 1.0
+    verdict = _judge_windows(_case_claim({"at_least": 0.4}), by_count)
+    assert verdict.status == "inconclusive"
+    assert verdict.detail.startswith("the windows disagree: paper: holds; busiest: differs")
+    assert _judge_windows(_case_claim({"at_most": 0.6}), by_count).status == "holds"
 
 
-def test_case_claims_have_no_data_when_the_paper_window_is_absent():
-    from compass.experiments.report import MEASURES
+def test_a_degenerate_window_is_not_applicable():
+    """A window without fragmentation-induced blocking under the baselines (the paper's,
+    blocked on capacity alone) is shown but not judged; with no window left the claim is
+    "not applicable"; an absent window is named with its reason."""
+    windows = [_case_window("paper", 0.0, 5400.0),
+               AbsentWindow("gfs", "SYNTHETIC gfs-synth", "busiest", "no reason"),
+               _case_window("fragmented", 3600.0, 9000.0)]
+    summary = pd.DataFrame(_case_rows("paper", (1.0, 1.0), 1, 5400.0, frag_s=0.0)
+                           + _case_rows("fragmented", (0.2, 0.3), 10, 50.0))
+    measured = MEASURES["case_wide_blocked"](_CaseEvidence(windows, summary))
+    assert [name for name, _ in measured.windows] == ["fragmented"] and measured.value == 0.2
+    assert "paper window (day 0, 00:00-01:30): not applicable, no fragmentation-induced " \
+           "blocking under the baselines" in measured.text
+    assert "busiest window absent (no reason)" in measured.text
+    assert _judge_windows(_case_claim({"at_least": 0.9}), measured).status == "differs"
+    only_paper = MEASURES["case_wide_blocked"](_CaseEvidence(windows[:1], summary))
+    verdict = _judge_windows(_case_claim({"at_least": 0.9}), only_paper)
+    assert only_paper.windows == () and verdict.status == "not applicable"
 
-    windows = [AbsentWindow("gfs", "SYNTHETIC gfs-synth", "paper", "day 113 is not replayed"),
-               _case_window("busiest", 3600.0, 9000.0)]
-    ev = _CaseEvidence(windows, pd.DataFrame(_case_rows("busiest", (0.0, 0.0), 10, 50.0)))
-    measured = MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines")
-    assert measured.value is None
-    assert measured.text.startswith("the paper's window is absent (day 113 is not replayed); "
-                                    "busiest window (day 0, 01:00-02:30): min 1.00")
+
+class _LeadEvidence(Evidence):
+    """Evidence over a hand-made runs table (one trace "t"), grouped by trace."""
+
+    def __init__(self, runs: pd.DataFrame, chosen: bool = True) -> None:
+        cfg = SimpleNamespace(reference="compass-abs", baselines=("gfs", "fft"))
+        super().__init__(SimpleNamespace(config=cfg), Path("."))
+        self._runs, self._chosen = runs, chosen
+
+    def experiment(self, name):
+        return None, ["trace", "day"] if name == "composition" else ["trace"], ("t",)
+
+    def runs(self, name):
+        return self._runs
+
+    def lead_table(self, name):
+        _, by, traces = self.experiment(name)
+        table = A.lead_intervals(self._runs, "compass-abs", ["gfs", "fft"], by)
+        return (table if self._chosen else table.iloc[0:0]), traces
+
+
+def _stall_runs() -> pd.DataFrame:
+    """Six samples: fft 20 s behind COMPASS-ABS on each, gfs 10 s behind except on day 5,
+    where gfs stalls (mean queue 200,000 s) and is 499,000 s behind."""
+    rows = []
+    for day in range(6):
+        stall = day == 5
+        for name, ajct, queue in (("compass-abs", 1000.0, 100.0), ("fft", 1020.0, 100.0),
+                                  ("gfs", 500_000.0 if stall else 1010.0,
+                                   200_000.0 if stall else 100.0)):
+            rows.append({"trace": "t", "day": day, "seed": 0, "scheduler": name,
+                         "ajct": ajct, "agu": 0.5, "afr": 0.1, "mean_queue_time": queue})
+    return pd.DataFrame(rows)
+
+
+def test_a_lead_names_its_rechosen_baseline_the_fixed_one_and_the_stalled_samples():
+    """The lead over the strongest baseline (fft on the point estimate) is given with the lead
+    over fft alone, and the stalled sample (day 5) named with the lead without it, where gfs
+    becomes the strongest (10 s)."""
+    measured = MEASURES["lead"](_LeadEvidence(_stall_runs()), experiment="overall",
+                                metric="ajct", where={"trace": "t"})
+    assert measured.value == pytest.approx(20.0)
+    assert "re-chosen in each resample (fft in the point estimate), n = 6" in measured.text
+    assert "vs fft alone: 20.0 [20.0, 20.0] (n = 6)" in measured.text
+    assert measured.text.endswith("stalled samples (a mean queue over a day): day 5 seed 0 "
+                                  "(2.31 d); without them: 10.0 [10.0, 10.0] (n = 5)")
+    agu = MEASURES["lead"](_LeadEvidence(_stall_runs()), experiment="overall", metric="agu",
+                           where={"trace": "t"})
+    assert "stalled" not in agu.text  # the stall line is for AJCT
+
+
+def test_a_composition_day_not_chosen_is_measured_on_its_replays():
+    """A composition lead claim on a day outside the chosen three reads that day's replays
+    at the experiment's eta and c, and says so, instead of "no data"."""
+    ev = _LeadEvidence(_stall_runs()[lambda r: r["day"] == 2], chosen=False)
+    measured = MEASURES["lead"](ev, experiment="composition", metric="ajct",
+                                where={"trace": "t", "day": 2})
+    assert measured.value == pytest.approx(10.0)
+    assert "not a chosen day: its replays at the experiment's eta and c" in measured.text
+
+
+def _fragmenting_day(day: int, hour: float) -> pd.DataFrame:
+    """On 2 nodes: two 2-hour 4-GPU jobs and a 60 s 4-GPU job at ``hour``; when the short one
+    ends, 8 GPUs are idle on two nodes and the 8-GPU job that came a minute later waits on
+    fragmentation alone until a long one ends."""
+    t = day * 86400.0 + hour * 3600.0
+    rows = [(0, day * 86400.0 + 12 * 3600.0, 60.0, 1, 1),  # opens the replayed hours
+            (1, t, 7200.0, 1, 4), (2, t, 60.0, 1, 4), (3, t, 7200.0, 1, 4),
+            (4, t + 60.0, 600.0, 1, 8)]
+    frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "duration",
+                                        "num_instances", "gpus_per_instance"])
+    frame["source"] = "synthetic:gfs-synth"
+    return frame
+
+
+def test_the_fragmented_window_has_the_most_fragmentation_induced_blocking():
+    """``fragmented_window`` against an independent reference: every window of the grid
+    replayed by ``case_runs`` and attributed by ``case_summary`` (``blocking.blocking``);
+    the chosen window's fragmentation-induced blocking under the baselines is the largest."""
+    spec = TraceSpec("gfs", "gfs-synth", None, "never", [0, 1], (12.0, 18.0), 2)
+    trace = ResolvedTrace(spec, "synthetic", (0, 1))
+    days = {0: _fragmenting_day(0, 16.5), 1: _fragmenting_day(1, 13.0)}
+    days[1].loc[2, "duration"] = 7200.0  # day 1: no fragmentation, the cluster is full
+    case, settings = _case(), _settings(["gfs"])
+    chosen = fragmented_window(trace, days, case, settings, 8.0, ["gfs"])
+    assert chosen.window == "fragmented" and chosen.day == 0
+    assert "most fragmentation-induced blocking under the baselines" in chosen.label
+    grid = [CaseWindow("gfs", trace.label, "synthetic", f"w{d}-{s}", d, s, s + 5400.0, 0.95,
+                       2, 0.0)
+            for d in (0, 1) for s in np.arange(d * 86400 + 12 * 3600, d * 86400 + 16.5 * 3600
+                                                + 1, 900.0)]
+    timelines, jobs, _ = case_runs(days, grid, settings, 8.0)
+    summary = case_summary(timelines, jobs, grid).set_index("window")["frag_blocked_s"]
+    mine = case_summary(*case_runs(days, [chosen], settings, 8.0)[:2], [chosen])
+    assert mine["frag_blocked_s"].iloc[0] == pytest.approx(summary.max()) and summary.max() > 0
+
+
+def test_a_lead_claims_margin_is_at_most_half_the_papers_lead():
+    """0.5 % of a stalled baseline's AJCT (5,000 s) would swallow the paper's 135 s; the
+    claim's margin is capped at half of it, so an interval [-53, -2] s is a tie at the
+    paper's scale only when it lies inside +-67.5 s."""
+    claim = Claim("l", "6.2", "", "135 s", {"kind": "lead", "metric": "ajct"},
+                  {"at_least": 135}, "s", [], "")
+    margins = {"ajct": Margin("r", relative=0.005), "paper_lead": Margin("p", relative=0.5)}
+    interval = Interval(-26.0, -53.0, -2.0, MIN_SAMPLES)
+    measured = SimpleNamespace(margin=5_000.0)
+    assert _margin(claim, measured, margins) == 67.5
+    assert _margin(claim, SimpleNamespace(margin=10.0), margins) == 10.0
+    assert _margin(claim, measured, {"ajct": margins["ajct"]}) == 5_000.0
+    tie = judge(claim.check, -26.0, "s", interval, _margin(claim, measured, margins))
+    assert tie.status == "tie"
+    wide = Interval(-100.0, -150.0, -60.0, MIN_SAMPLES)
+    assert judge(claim.check, -100.0, "s", wide, 67.5).status == "differs"
+
+
+def _eta_runs(gaps: dict[float, float]) -> pd.DataFrame:
+    """Six samples at each eta: gfs ``gaps[eta]`` s and fft that plus 50 s behind
+    COMPASS-ABS on AJCT, on days whose AJCT levels differ by hundreds of seconds."""
+    rows = []
+    for day in range(6):
+        for eta, gap in gaps.items():
+            level = 1000.0 + 300 * day + 1000 * eta
+            for name, ajct in (("compass-abs", level), ("gfs", level + gap),
+                               ("fft", level + gap + 50)):
+                rows.append({"trace": "t", "day": day, "seed": 0, "eta": eta,
+                             "scheduler": name, "ajct": ajct})
+    return pd.DataFrame(rows)
+
+
+def test_eta_lead_grows_is_judged_on_the_steps_intervals():
+    """Leads of 10, 25, 45 s from eta 0.95 to 0.85 on every sample: steps of 15 and 20 s
+    with zero-width intervals, the claim holds; leads that shrink differ."""
+    claim = {"increasing": True}
+    grows = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 10.0, 0.9: 25.0,
+                                                             0.85: 45.0})),
+                                   experiment="eta_sweep", metric="ajct")
+    assert [(s.value, s.low, s.high) for s in grows.value] == [
+        pytest.approx((15.0, 15.0, 15.0)), pytest.approx((20.0, 20.0, 20.0))]
+    assert grows.text.startswith("10.0 (eta 0.95) -> 25.0 (eta 0.9) -> 45.0 (eta 0.85)")
+    assert judge(claim, grows.value).status == "holds"
+    shrinks = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 45.0, 0.9: 25.0,
+                                                               0.85: 10.0})),
+                                     experiment="eta_sweep", metric="ajct")
+    assert judge(claim, shrinks.value).status == "differs"
+
+
+def test_the_order_of_three_days_leads_is_judged_on_their_falls():
+    """Days 0, 1, 2 with leads 45, 25, 10 s (``_eta_runs`` at one eta per day): ordered
+    as 0 > 1 > 2 the falls are 20 and 15 s and the claim holds; as 2 > 1 > 0 it differs."""
+    runs = _eta_runs({0.9: 0.0})
+    for day, gap in ((0, 45.0), (1, 25.0), (2, 10.0)):
+        rows = (runs["day"] == day) & (runs["scheduler"] != "compass-abs")
+        runs.loc[rows, "ajct"] += gap
+    runs = runs[runs["day"] <= 2]
+    runs = pd.concat([runs.assign(seed=s) for s in range(5)], ignore_index=True)
+    ev = _LeadEvidence(runs)
+    order = [{"trace": "t", "day": d} for d in (0, 1, 2)]
+    measured = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
+                                         order=order)
+    assert measured.text.startswith("45.0 (t 0) > 25.0 (t 1) > 10.0 (t 2); falls 20.0")
+    assert judge({"increasing": True}, measured.value).status == "holds"
+    back = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
+                                     order=order[::-1])
+    assert judge({"increasing": True}, back.value).status == "differs"
+
+
+def test_top1_share_over_a_tables_buckets():
+    """Table 3's columns: the share of pairs ranked first over every pair, or over the pairs
+    of given rho buckets; no pair in them is no data."""
+    pairs = pd.DataFrame({"trace": "venus", "metric": "afr", "defined": True,
+                          "bucket": ["1.0", "1.0", "1.0", "[0, 0.1)"],
+                          "top1": [True, True, False, True]})
+    ev = SimpleNamespace(pairs=pairs)
+    assert MEASURES["top1_share"](ev, trace="venus", metric="afr").value == 0.75
+    rho1 = MEASURES["top1_share"](ev, trace="venus", metric="afr", buckets=["1.0"])
+    assert rho1.value == pytest.approx(2 / 3) and rho1.text == "0.667 (2 of 3)"
+    none = MEASURES["top1_share"](ev, trace="venus", metric="afr", buckets=["[0.7, 0.9)"])
+    assert none.value is None and none.text == "no pair with a defined value in [0.7, 0.9)"

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from compass.experiments import extension as E
+from compass.experiments.claims import load_claims, load_deviations
 from compass.experiments.config import (
     EXTENSION_SCHEDULERS,
     PAPER_SCHEDULERS,
@@ -21,17 +22,13 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.layout import Layout
+from compass.experiments.measures import Evidence
 from compass.experiments.pipeline import make_plan
-from compass.experiments.report import (
-    Evidence,
-    _extension_section,
-    claims_table,
-    load_claims,
-    load_deviations,
-)
+from compass.experiments.report import _extension_section
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS
 from compass.experiments.stats import Interval
+from compass.experiments.verdicts import claims_table
 from compass.schedulers import available
 
 ROOT = Path(__file__).parents[1]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import compass.experiments
 import compass.runtime
 import compass.schedulers
 
@@ -108,3 +109,53 @@ def test_every_public_name_of_the_experiments_is_what_it_names() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["composition"]
+
+
+EXPERIMENTS = Path(compass.experiments.__file__).parent
+
+
+def experiment_imports() -> dict[str, set[str]]:
+    """Each module of ``compass.experiments`` -> the modules of that package it imports (any
+    import statement, at module level or inside a function)."""
+    names = {p.stem for p in EXPERIMENTS.glob("*.py") if p.stem != "__init__"}
+    graph = {}
+    for name in names:
+        found = imported_modules((EXPERIMENTS / f"{name}.py").read_text(), "compass.experiments")
+        graph[name] = {m.split(".")[2] for m in found
+                       if m.startswith("compass.experiments.") and m.split(".")[2] in names}
+        graph[name].discard(name)
+    return graph
+
+
+def cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (its modules in order, the first repeated), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], node, nxt] if nxt in path else [node, nxt]
+            if nxt not in state and (found := visit(nxt, [*path, node])):
+                return found
+        state[node] = 2
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start, [])):
+            return found
+    return []
+
+
+def test_the_circle_finder_finds_a_circle_and_only_one() -> None:
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_circle_in_the_experiments() -> None:
+    """The claims, measures, verdicts and report modules and the openb readers import one
+    way: no module of ``compass.experiments`` reaches itself through its imports."""
+    graph = experiment_imports()
+    assert {"claims", "measures", "verdicts", "report"} <= set(graph)
+    assert "claims" in graph["openb"]  # the openb measures return the claims' type
+    assert not cycle(graph), " -> ".join(cycle(graph))

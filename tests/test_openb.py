@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from compass.experiments import openb as O
-from compass.experiments.report import MEASURES, Claim, assess, load_claims
+from compass.experiments.claims import Claim, load_claims
+from compass.experiments.measures import MEASURES
+from compass.experiments.verdicts import assess
 from compass.metrics import time_weighted_mean, time_weighted_mean_within
 from compass.packing import pack
 from compass.schedulers import create

@@ -87,9 +87,45 @@ def test_the_cost_sweep_block_keeps_its_old_name():
 def test_make_plan_checks_scheduler_names_against_the_registry():
     raw = profile("smoke")
     raw["schedulers"] = ["compass-abs", "no-such-scheduler"]
+    raw["baselines"] = ["no-such-scheduler"]
     raw["variants"] = {}
     with pytest.raises(ConfigError, match="no-such-scheduler"):
         make_plan(raw, ROOT)
+
+
+def test_baselines_must_be_schedulers_of_the_profile():
+    """A misspelt baseline (or the reference among them) is refused when the profile is read,
+    with the override that keeps the others; it would otherwise drop out of every ranking."""
+    raw = profile("quick")
+    raw["baselines"] = ["gfs", "ftt"]
+    with pytest.raises(ConfigError, match=r"\['ftt'\] are not in schedulers.*"
+                                          r"baselines=\[\"gfs\"\]"):
+        parse_config(raw)
+    raw["baselines"] = ["gfs", "compass-abs"]
+    with pytest.raises(ConfigError, match="name the reference"):
+        parse_config(raw)
+    raw["baselines"], raw["variants"] = ["gfs", "fft"], {}
+    assert parse_config(raw).ranked == ("compass-abs", "gfs", "fft")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda r: r["traces"]["gfs"].update(days=[26, 58]), r"at least 3 candidate days.*replay 2"),
+    (lambda r: r["experiments"]["eta_sweep"].update(days=[999]),
+     r"eta_sweep: trace gfs replays no day"),
+    (lambda r: r["experiments"]["case_study"].update(window_minutes=25 * 60),
+     r"1500-minute window does not fit"),
+    (lambda r: r["experiments"]["case_study"].update(candidate_days=[26, 1_000]),
+     r"candidate_days \[1000\] are not replayed"),
+])
+def test_data_needs_are_checked_when_the_profile_is_read(change, message):
+    """Every experiment's data need (its days, three composition days, a case window that fits
+    the replayed hours) is checked by ``make_plan``, not mid-run."""
+    raw = profile("quick")
+    raw["experiments"]["composition"]["traces"] = ["gfs"]
+    make_plan(raw, Path("/nonexistent"))  # the profile as it is feeds every experiment
+    change(raw)
+    with pytest.raises(ConfigError, match=message):
+        make_plan(raw, Path("/nonexistent"))
 
 
 def test_quick_grid_covers_every_experiment_once():
@@ -102,14 +138,14 @@ def test_quick_grid_covers_every_experiment_once():
     assert len(grid) == len(plan.grid)
     assert RunKey("physmix", 0, 0.9, 8.0) in grid                      # Fig. 1
     assert {RunKey("gfs", 58, e, 8.0, s) for e in (0.85, 0.9, 0.95)
-            for s in (0, 1, 2)} <= grid  # Fig. 2, on its days 26 and 58
+            for s in range(5)} <= grid  # Fig. 2, on its days 26 and 58
     assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
     assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 8.0, 10.0)} <= grid  # Fig. 4
     assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
-    # 3 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 2 days at 0.9,
+    # 5 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 2 days at 0.9,
     # physmix 1, the c sweep's 2 traces x 2 extra costs; the base seed alone of the WCC
     # table's other pairs: gfs 113 and venus's 2 days at 0.85 and 0.95
-    assert len(grid) == 3 * (3 + 4 + 2 + 1 + 4) + 2 + 4
+    assert len(grid) == 5 * (3 + 4 + 2 + 1 + 4) + 2 + 4
     assert RunKey("gfs", 113, 0.95, 8.0, 0) in grid
     assert RunKey("gfs", 113, 0.95, 8.0, 1) not in grid
     assert RunKey("venus", 93, 0.95, 8.0, 1) not in grid

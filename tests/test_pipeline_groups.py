@@ -37,7 +37,7 @@ def run_record(name: str = "smoke") -> dict:
     return record
 
 
-@pytest.mark.parametrize("name, groups", [("smoke", 8), ("quick", 18), ("full", 1860)])
+@pytest.mark.parametrize("name, groups", [("smoke", 8), ("quick", 30), ("full", 1860)])
 def test_a_group_is_every_batch_of_one_sample(name, groups):
     p = plan(name)
     assert len(p.groups) == groups

@@ -44,10 +44,10 @@ def test_lint_is_clean_but_for_the_stated_exception(profile: str, tmp_path: Path
 
 def test_every_reported_product_has_a_caption():
     """report.html captions every figure and table from workflow/report/<stem>.rst."""
+    from compass.experiments.claims import CLAIMS_TABLE
     from compass.experiments.extension import LEADS_TABLE
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, TABLE1
     from compass.experiments.openb import PRODUCTS
-    from compass.experiments.report import CLAIMS_TABLE
 
     stems = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, *PRODUCTS.figures,
              *PRODUCTS.tables}

@@ -107,7 +107,7 @@ def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     """paper/tables/claims.csv: one row per claim; every AJCT/AGU lead that has data comes
     with n >= 2 samples (smoke: 2 seeds per synthetic day) and an interval around it; every
     verdict is one of the report's classes, and the report counts them."""
-    from compass.experiments.report import VERDICTS
+    from compass.experiments.claims import VERDICTS
 
     results = smoke / "results" / "smoke"
     table = pd.read_csv(results / "tables" / "claims.csv")
@@ -137,7 +137,7 @@ def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     the report gives the lane its own section after the paper's claims."""
     import shutil
 
-    from compass.experiments.report import write_claims
+    from compass.experiments.verdicts import write_claims
 
     results, copy = smoke / "results" / "smoke", tmp_path / "smoke"
     shutil.copytree(results, copy, ignore=shutil.ignore_patterns("notebooks", "logs", "runs"))

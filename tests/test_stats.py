@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass.experiments.stats import bootstrap_mean, paired_lead
+from compass.experiments.stats import (
+    CLASSES,
+    MIN_SAMPLES,
+    Interval,
+    bootstrap_mean,
+    classify,
+    lead_steps,
+    paired_lead,
+    unpaired_lead_steps,
+)
 
 
 def test_a_constant_has_a_zero_width_interval_at_itself():
@@ -92,3 +101,79 @@ def test_the_interval_lies_within_the_data_and_is_reproducible(values, seed):
     slack = 1e-9 * max(1.0, float(np.abs(x).max()))
     assert x.min() - slack <= iv.low <= iv.high <= x.max() + slack
     assert iv.n == x.size and bootstrap_mean(x, resamples=500, seed=seed) == iv
+
+
+def test_a_lead_is_classed_against_its_margin():
+    """Above +m: win; inside [-m, m]: tie; below -m: loss; straddling a bound: undecided;
+    fewer than MIN_SAMPLES samples: undecided whatever the interval."""
+    n = MIN_SAMPLES
+    assert classify(Interval(5.0, 2.0, 8.0, n), 1.0) == "win"
+    assert classify(Interval(0.1, -0.5, 0.9, n), 1.0) == "tie"
+    assert classify(Interval(-5.0, -8.0, -2.0, n), 1.0) == "loss"
+    assert classify(Interval(1.0, 0.5, 3.0, n), 1.0) == "undecided"
+    assert classify(Interval(5.0, 2.0, 8.0, n - 1), 1.0) == "undecided"
+    assert classify(Interval(5.0, math.nan, math.nan, 1), 1.0) == "undecided"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e3, 1e3), st.floats(0, 1e3), st.floats(0, 1e2), st.integers(2, 40))
+def test_classes_are_exclusive_and_mirror_under_negation(low, width, margin, n):
+    """Exactly one class; negating the interval swaps win and loss and keeps tie and
+    undecided; a win's or loss's interval lies wholly outside +-margin."""
+    iv = Interval(low + width / 2, low, low + width, n)
+    mirror = Interval(-iv.value, -iv.high, -iv.low, n)
+    got, back = classify(iv, margin), classify(mirror, margin)
+    assert got in CLASSES
+    assert back == {"win": "loss", "loss": "win"}.get(got, got)
+    if got == "win":
+        assert iv.low > margin and n >= MIN_SAMPLES
+    if got == "tie":
+        assert -margin <= iv.low <= iv.high <= margin
+
+
+def test_lead_steps_match_paired_lead_and_collapse_on_constant_leads():
+    """Each condition's lead is ``paired_lead``'s; with every sample's leads the same (10, 25,
+    45 s over the strongest of two baselines) the steps' intervals are the exact steps."""
+    days = np.random.default_rng(5).normal(5_000, 1_000, 8)
+    ref = np.stack([days, days + 100, days + 200], axis=1)
+    base = np.stack([np.stack([ref[:, j] + gap, ref[:, j] + gap + 50], axis=1)
+                     for j, gap in enumerate((10.0, 25.0, 45.0))], axis=1)
+    leads, steps = lead_steps(ref, base, lower_is_better=True)
+    assert leads == pytest.approx([10.0, 25.0, 45.0])
+    for j in range(3):
+        one = paired_lead(ref[:, j], base[:, j, :], lower_is_better=True).interval
+        assert leads[j] == pytest.approx(one.value)
+    assert [(s.value, s.low, s.high) for s in steps] == [
+        pytest.approx((15.0, 15.0, 15.0)), pytest.approx((20.0, 20.0, 20.0))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(2, 4), st.integers(1, 3), st.integers(0, 2**31))
+def test_lead_steps_mirror_when_the_conditions_are_reversed(n, m, k, seed):
+    """Reversing the conditions reverses the leads and negates every step and its interval
+    (the same resamples)."""
+    rng = np.random.default_rng(seed)
+    ref, base = rng.normal(100, 10, (n, m)), rng.normal(105, 10, (n, m, k))
+    leads, steps = lead_steps(ref, base, True, resamples=300, seed=seed)
+    back_leads, back = lead_steps(ref[:, ::-1], base[:, ::-1], True, resamples=300, seed=seed)
+    assert back_leads == pytest.approx(leads[::-1])
+    for s, b in zip(steps, back[::-1]):
+        assert s.n == n and b.value == pytest.approx(-s.value)
+        assert b.low == pytest.approx(-s.high) and b.high == pytest.approx(-s.low)
+
+
+def test_unpaired_steps_resample_each_group_alone():
+    """Three groups (days) with constant per-sample leads 30, 20, 5 over the strongest of two
+    baselines: the leads, and steps -10 and -15 with zero-width intervals, whatever the
+    groups' sizes and levels; a one-sample group gives no interval."""
+    rng = np.random.default_rng(2)
+    groups = []
+    for n, lead in ((6, 30.0), (9, 20.0), (5, 5.0)):
+        ref = rng.normal(1_000 * n, 300, n)
+        groups.append((ref, np.stack([ref + lead, ref + lead + 40], axis=1)))
+    leads, steps = unpaired_lead_steps(groups, lower_is_better=True)
+    assert leads == pytest.approx([30.0, 20.0, 5.0])
+    assert [(s.value, s.low, s.high, s.n) for s in steps] == [
+        pytest.approx((-10.0, -10.0, -10.0, 6)), pytest.approx((-15.0, -15.0, -15.0, 5))]
+    _, one = unpaired_lead_steps([groups[0], (groups[1][0][:1], groups[1][1][:1])], True)
+    assert one[0].n == 1 and not one[0].defined

@@ -53,7 +53,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "narrative": ("Story", "compare", "lead_story", "series_story", "top1_story"),
     "paper_values": ("PaperValue",),
     "physical": ("migration_latencies", "physical_label"),
-    "report": ("claims_shown",),
+    "verdicts": ("claims_shown",),
     "results": ("Results",),
     "sweeps": ("cost_sweep", "eta_sweep", "overall", "overall_leads"),
     "tables": ("markdown", "write_table"),

@@ -19,12 +19,9 @@ import numpy as np
 import pandas as pd
 
 from compass.experiments.stats import paired_lead
+from compass.metrics import LOWER_IS_BETTER, METRICS
 
-#: The three metrics of section 5.5, in the paper's order.
-METRICS = ("afr", "ajct", "agu")
-#: Direction of each metric.
-LOWER_IS_BETTER = {"afr": True, "ajct": True, "agu": False}
-#: Which way is better for every measure a figure plots: the three above and the others.
+#: Which way is better for every measure a figure plots: the three metrics and the others.
 MEASURE_LOWER_IS_BETTER = {
     **LOWER_IS_BETTER, "sif": True, "sif_gpu": True, "sif_panel": True, "nsif": True,
     "partial_nodes": True, "allocated_share": False, "pause_per_job": True,

@@ -272,19 +272,25 @@ def _tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
+def _given(raw: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """The keys of ``raw`` that a profile gives: the others take the dataclass's default, the
+    one place each default is written."""
+    return {k: raw[k] for k in keys if k in raw}
+
+
 def _trace(name: str, raw: Mapping[str, Any], trust_local: bool = False) -> TraceSpec:
     real = raw.get("real")
-    hours = tuple(float(h) for h in raw.get("hours", (0, 24)))
-    if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
-        raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
+    optional = _given(raw, ("use_real", "days", "nodes", "hours"))
+    if "hours" in optional:
+        hours = tuple(float(h) for h in optional["hours"])
+        if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
+            raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
+        optional["hours"] = hours
     return TraceSpec(
-        name=name,
-        synthetic=raw["synthetic"],
-        real=RealTrace(real["path"], real.get("format", "auto"), trust_local) if real else None,
-        use_real=raw.get("use_real", "auto"),
-        days=raw.get("days", "all"),
-        hours=hours,  # type: ignore[arg-type]
-        nodes=raw.get("nodes"),
+        name=name, synthetic=raw["synthetic"],
+        real=RealTrace(real["path"], trust_local=trust_local, **_given(real, ("format",)))
+        if real else None,
+        **optional,
     )
 
 
@@ -344,7 +350,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         schedulers=_tuple(raw["schedulers"]), seed=int(raw["seed"]),
         scheduler_params={k: dict(v) for k, v in (raw.get("scheduler_params") or {}).items()},
         pause_rule=raw["pause_rule"], on_error=raw["on_error"], demand=raw["sizing"]["demand"],
-        progress=bool(raw.get("progress", False)),
+        **_given(raw, ("progress",)),
         variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
                   for k, v in (raw.get("variants") or {}).items()},
         extension=_tuple(raw.get("extension") or ()),
@@ -353,7 +359,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         profile=raw["profile"], run=run, reference=raw["reference"],
         baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
-        samples=int(raw.get("samples", 1)), raw=dict(raw),
+        **{k: int(v) for k, v in _given(raw, ("samples",)).items()}, raw=dict(raw),
     )
     _check_references(cfg)
     return cfg
@@ -369,6 +375,14 @@ def _check_references(cfg: PipelineConfig) -> None:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")
     if cfg.reference not in cfg.schedulers:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
+    outside = [b for b in cfg.baselines if b not in cfg.schedulers]
+    if outside or cfg.reference in cfg.baselines:
+        kept = [b for b in cfg.baselines if b in cfg.schedulers and b != cfg.reference]
+        raise ConfigError(f"baselines {outside or [cfg.reference]} "
+                          + ("are not in schedulers " if outside else "name the reference ")
+                          + f"{list(cfg.schedulers)}: every baseline must be a scheduler "
+                          "this profile runs (a misspelt one would drop out of every "
+                          f"ranking). Fix the name, or --config 'baselines={json.dumps(kept)}'")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
     for label, v in cfg.run.variants.items():

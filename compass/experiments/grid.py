@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compass.experiments.config import DaySelection, PipelineConfig, ResolvedTrace
+from compass.experiments.config import ConfigError, DaySelection, PipelineConfig, ResolvedTrace
 from compass.experiments.data import select_days
 
 
@@ -78,6 +78,45 @@ def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]
 def eta_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
     """Days of the eta sweep: the profile's subset, else every day of the trace."""
     return _subset(cfg.experiments.eta_days, trace)
+
+
+#: Section 6.3 picks three days (``composition.most_different``).
+COMPOSITION_DAYS = 3
+
+
+def check_data_needs(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> None:
+    """Raise ``ConfigError`` when the resolved traces cannot feed an experiment, so that the
+    profile is refused when it is read (``pipeline.make_plan``, ``snakemake -n``) and not
+    mid-run: every experiment needs a replayed day of each of its traces, the composition
+    experiment three candidate days, and the case study a window that fits the replayed
+    hours of its trace and candidate days that the trace replays."""
+    x = cfg.experiments
+    needs = [*((t, "overall", traces[t].days) for t in x.overall_traces),
+             (x.eta_trace, "eta_sweep", eta_days(cfg, traces[x.eta_trace])),
+             *((t, "composition", traces[t].days) for t in x.composition_traces),
+             *((t, "wcc_coverage", traces[t].days) for t in x.wcc_traces),
+             *((t, "cost_sweep", migration_days(cfg, traces[t])) for t in x.migration_traces),
+             (x.case.trace, "case_study", traces[x.case.trace].days)]
+    for trace, experiment, days in needs:
+        if not days:
+            raise ConfigError(f"experiments.{experiment}: trace {trace} replays no day of "
+                              f"its selection; widen traces.{trace}.days (or the "
+                              "experiment's days)")
+    have = sum(len(traces[t].days) for t in x.composition_traces)
+    if have < COMPOSITION_DAYS:
+        raise ConfigError(f"experiments.composition needs at least {COMPOSITION_DAYS} "
+                          f"candidate days over its traces {list(x.composition_traces)}, "
+                          f"which replay {have}; add days or traces")
+    case, spec = x.case, traces[x.case.trace].spec
+    hours = spec.hours[1] - spec.hours[0]
+    if case.window_minutes > 60 * hours:
+        raise ConfigError(f"experiments.case_study: a {case.window_minutes:g}-minute window "
+                          f"does not fit the {hours:g} replayed hours of {spec.name} "
+                          f"(traces.{spec.name}.hours)")
+    absent = sorted(set(case.candidate_days or ()) - set(traces[x.case.trace].days))
+    if absent:
+        raise ConfigError(f"experiments.case_study.candidate_days {absent} are not replayed "
+                          f"days of {spec.name}; pick among its days, or null for all")
 
 
 def run_grid(cfg: PipelineConfig, traces: Mapping[str, ResolvedTrace]) -> list[RunKey]:

@@ -14,26 +14,52 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Products:
-    """What one notebook writes: figures (PNG + PDF) and tables (CSV + Markdown), by stem."""
+    """What one notebook writes: figures (PNG + PDF) and tables (CSV + Markdown), by stem,
+    and the category (the paper's section) its products have in report.html."""
 
     figures: tuple[str, ...]
     tables: tuple[str, ...]
+    category: str
 
 
 #: The experiment notebooks in ``notebooks/``, in the paper's order, and their products.
 NOTEBOOKS: dict[str, Products] = {
     "01_overall": Products(("fig1_overall", "fig1_leads"),
-                           ("fig1_overall", "fig1_leads", "metric_windows")),
-    "02_eta_sweep": Products(("fig2_eta_sweep",), ("fig2_eta_sweep",)),
+                           ("fig1_overall", "fig1_leads", "metric_windows"),
+                           "6.1 Overall (Fig. 1)"),
+    "02_eta_sweep": Products(("fig2_eta_sweep",), ("fig2_eta_sweep",), "6.2 Eta sweep (Fig. 2)"),
     "03_composition": Products(("fig3_composition",), ("table2_composition",
-                                                       "fig3_composition")),
-    "04_wcc_coverage": Products(("fig_wcc_coverage",), ("table3_wcc_top1", "wcc_days")),
+                                                       "fig3_composition"),
+                               "6.3 Composition (Table 2, Fig. 3)"),
+    "04_wcc_coverage": Products(("fig_wcc_coverage",), ("table3_wcc_top1", "wcc_days"),
+                                "6.4 WCC coverage (Table 3)"),
     "05_migration_cost": Products(("fig4_migration_cost",), ("fig4_migration_cost",
-                                                             "migrations_by_operator")),
+                                                             "migrations_by_operator"),
+                                  "6.5 Migration cost (Fig. 4)"),
     "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
-                              ("case_blocking", "case_head_blocking")),
-    "07_nvl72": Products(("fig_nvl72",), ("nvl72",)),
+                              ("case_blocking", "case_head_blocking"),
+                              "6.6 Case study (Figs. 5-7)"),
+    "07_nvl72": Products(("fig_nvl72",), ("nvl72",), "Appendix D: NVL72"),
 }
+#: The REAL openb notebook: its own rules (workflow/rules/openb.smk), run only when the
+#: profile has an ``openb`` block (``compass.experiments.openb``).
+OPENB_NOTEBOOK = "08_real_openb"
+OPENB_PRODUCTS = Products(("fig_openb_replay", "fig_openb_packing"),
+                          ("openb_replay", "openb_replay_leads", "openb_packing",
+                           "openb_packing_leads", "openb_drops"), "REAL openb")
+#: Category of each notebook's products in report.html, from the registry above.
+REPORT_CATEGORIES: dict[str, str] = {name: p.category for name, p in
+                                     {**NOTEBOOKS, OPENB_NOTEBOOK: OPENB_PRODUCTS}.items()}
+
+
+def notebook_products(name: str) -> Products:
+    """The products of any notebook of the registry (the experiments' and openb's)."""
+    if name == OPENB_NOTEBOOK:
+        return OPENB_PRODUCTS
+    if name not in NOTEBOOKS:
+        raise ValueError(f"unknown notebook {name!r}")
+    return NOTEBOOKS[name]
+
 #: Notebook 01's extra table when the profile runs Phys-Mix physically (``physical``).
 PHYSICAL_TABLE = "fig1_physical"
 #: Table 1 is written by a rule, not a notebook.

@@ -35,10 +35,11 @@ import pandas as pd
 from scipy import stats
 
 from compass.api import simulate
-from compass.experiments.aggregate import LOWER_IS_BETTER, top1
-from compass.experiments.layout import Products
+from compass.experiments.aggregate import top1
+from compass.experiments.claims import Measured, fmt
+from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
 from compass.experiments.runs import diagnostics
-from compass.metrics import peak_mask, time_weighted_mean_within
+from compass.metrics import LOWER_IS_BETTER, METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
 from compass.schedulers import create
@@ -53,7 +54,7 @@ from compass.traces.ingest import LoadReport
 #: What every table, figure and report row says about this data.
 LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
 #: Replay metrics (section 5.5) and packing measures.
-REPLAY_METRICS = ("afr", "ajct", "agu")
+REPLAY_METRICS = METRICS
 PACKING_MEASURES = ("allocated_share", "partial_nodes", "sif")
 #: Direction of each measure for leads (positive lead: the reference is better).
 _LOWER = {**LOWER_IS_BETTER, "allocated_share": False, "partial_nodes": True, "sif": True}
@@ -135,11 +136,8 @@ def openb_dir(results: str | Path) -> Path:
     return Path(results) / "openb"
 
 
-#: Notebook 08 and what it writes (figures PNG + PDF, tables CSV + Markdown).
-NOTEBOOK = "08_real_openb"
-PRODUCTS = Products(("fig_openb_replay", "fig_openb_packing"),
-                    ("openb_replay", "openb_replay_leads", "openb_packing",
-                     "openb_packing_leads", "openb_drops"))
+#: Notebook 08 and what it writes (figures PNG + PDF, tables CSV + Markdown): the registry's.
+NOTEBOOK, PRODUCTS = OPENB_NOTEBOOK, OPENB_PRODUCTS
 #: Files of ``openb_dir``.
 REPLAY_RUNS, REPLAY_DAYS, REPLAY_META = "replay_runs.csv", "replay_days.csv", "replay.json"
 PACKING, PACKING_META = "packing.csv", "packing.json"
@@ -417,18 +415,12 @@ class OpenbResults:
 
 
 # ------------------------------------------------------------------ claims_openb.yaml
-def _report() -> Any:
-    from compass.experiments import report  # imported late: the report imports this module
-
-    return report
-
-
-def _measured(value: Any, text: str) -> Any:
-    return _report().Measured(value, f"{LABEL}: {text}")
+def _measured(value: Any, text: str) -> Measured:
+    return Measured(value, f"{LABEL}: {text}")
 
 
 def _fmt(x: float) -> str:
-    return _report().fmt(float(x))
+    return fmt(float(x))
 
 
 def _results(ev: Any) -> OpenbResults | None:
@@ -438,7 +430,7 @@ def _results(ev: Any) -> OpenbResults | None:
     return OpenbResults.load(ev.res.layout.root)
 
 
-def _replay_wins(ev: Any) -> Any:
+def _replay_wins(ev: Any) -> Measured:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
@@ -460,7 +452,7 @@ def _replay_wins(ev: Any) -> Any:
                                                 if lost else ""))
 
 
-def _replay_lead(ev: Any, metric: str) -> Any:
+def _replay_lead(ev: Any, metric: str) -> Measured:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
@@ -472,7 +464,7 @@ def _replay_lead(ev: Any, metric: str) -> Any:
                      f"{_fmt(row['high'])}; vs {row['strongest_baseline']}, {row['n']} busy days)")
 
 
-def _sif_bound(ev: Any, experiment: str) -> Any:
+def _sif_bound(ev: Any, experiment: str) -> Measured:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
@@ -491,7 +483,7 @@ def _sif_bound(ev: Any, experiment: str) -> Any:
     return _measured(float(values.max()), f"max N x SIF {_fmt(float(values.max()))} over {where}")
 
 
-def _packing_lead(ev: Any, stage: str, measure: str) -> Any:
+def _packing_lead(ev: Any, stage: str, measure: str) -> Measured:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
@@ -508,7 +500,7 @@ def _packing_lead(ev: Any, stage: str, measure: str) -> Any:
 
 
 #: The measure kinds of paper/claims_openb.yaml, registered into the report's MEASURES.
-OPENB_MEASURES: dict[str, Callable[..., Any]] = {
+OPENB_MEASURES: dict[str, Callable[..., Measured]] = {
     "openb_replay_wins": _replay_wins, "openb_replay_lead": _replay_lead,
     "openb_sif_bound": _sif_bound, "openb_packing_lead": _packing_lead,
 }

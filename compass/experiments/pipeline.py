@@ -38,7 +38,14 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.data import load_days, resolve_trace
-from compass.experiments.grid import RunGroup, RunKey, etas_of, group_grid, run_grid
+from compass.experiments.grid import (
+    RunGroup,
+    RunKey,
+    check_data_needs,
+    etas_of,
+    group_grid,
+    run_grid,
+)
 from compass.experiments.layout import (
     NOTEBOOKS,
     PHYSICAL_TABLE,
@@ -47,7 +54,7 @@ from compass.experiments.layout import (
     figure_files,
     table_files,
 )
-from compass.experiments.runs import case_runs, cpu_seconds, run_batch
+from compass.experiments.runs import case_runs, cpu_seconds, fragmented_window, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available, load_plugins
 from compass.traces.formats import formats
@@ -144,8 +151,10 @@ class Plan:
         return table_files(self.tables, TABLE1)
 
     def case_record(self) -> dict[str, Any]:
-        """The case-study settings as the ``case_study`` rule takes them."""
-        record = asdict(self.config.experiments.case)
+        """The case-study settings as the ``case_study`` rule takes them, with the baselines
+        (the fragmented window is chosen on their replays)."""
+        record = {**asdict(self.config.experiments.case),
+                  "baselines": list(self.config.baselines)}
         if record["candidate_days"] is not None:
             record["candidate_days"] = list(record["candidate_days"])
         return record
@@ -191,6 +200,7 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}
+    check_data_needs(cfg, traces)
     runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
     return Plan(cfg, traces, run_grid(cfg, traces), runtime)
 
@@ -227,9 +237,11 @@ def collect_runs(paths: Sequence[str], out: str) -> None:
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],
                cost: float, canonical: Sequence[str], outputs: Mapping[str, str]) -> None:
-    """Rule ``case_study``: choose both windows (section 6.6: the paper's, maybe absent,
-    and the busiest), replay their days under every scheduler."""
+    """Rule ``case_study``: choose the windows (section 6.6: the paper's, maybe absent, the
+    busiest, and the one with the most fragmentation-induced blocking under the
+    ``baselines`` of the case record), replay their days under every scheduler."""
     spec = dict(case)
+    baselines = spec.pop("baselines")
     if spec.get("candidate_days") is not None:
         spec["candidate_days"] = tuple(spec["candidate_days"])
     config = CaseStudyConfig(**spec)
@@ -238,7 +250,8 @@ def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[s
     wanted = [*(config.candidate_days or resolved.days),
               *([config.paper_day] if config.paper_day in resolved.days else [])]
     days = load_days(resolved, settings.seed, list(dict.fromkeys(wanted)), _one(canonical))
-    windows = choose_windows(resolved, days, config, settings.demand)
+    windows = [*choose_windows(resolved, days, config, settings.demand),
+               fragmented_window(resolved, days, config, settings, cost, baselines)]
     write_windows(windows, Path(outputs["windows"]))
     present = [w for w in windows if isinstance(w, CaseWindow)]
     timelines, jobs, status = case_runs(days, present, settings, cost)

@@ -1,600 +1,44 @@
-"""The claims report: paper/REPRODUCTION.md puts every claim of paper/claims.yaml beside the
-value this pipeline measured, names the data it came from, and gives a verdict.
+"""The claims report: paper/REPRODUCTION.md renders paper/tables/claims.csv (every claim of
+paper/claims.yaml beside the value this pipeline measured, the data it came from and its
+verdict; ``compass.experiments.verdicts.write_claims``) as Markdown, with the findings
+computed from that table, the failed runs, the sensitivity to baseline variants, the known
+deviations (paper/deviations.yaml), how each value is measured, and the cost.
 
-Each claim names a *measure* (a function below, in ``MEASURES``) and a *check* (the rule
-that turns our value and the paper's into a verdict, with the size of the difference).
-Leads come with a 95 % paired bootstrap interval over the samples (``aggregate.
-lead_intervals``); a check on a value with an interval says "holds" when the whole interval
-satisfies it, "differs" when none of it does, and "inconclusive" when it admits both
-readings. Claims the pipeline cannot measure (theorems checked by tests, the physical
-cluster's latency) say so. Known deviations come from paper/deviations.yaml. On SYNTHETIC
-data every verdict is about the synthetic stand-ins; claims whose number the synthetic
-traces are calibrated to agree by construction, and the report marks them.
-
-``write_claims`` measures every claim into one tidy table, paper/tables/claims.csv, the
-single source that ``write_report`` (paper/REPRODUCTION.md) and the notebooks read.
+On SYNTHETIC data every verdict is about the synthetic stand-ins; claims whose number the
+synthetic traces are calibrated to agree by construction, and the report marks them.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
-import yaml
 
-from compass.experiments.aggregate import METRICS, lead_intervals, top1, wide
-from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
-from compass.experiments.composition import (
-    SHARE_COLUMNS,
-    composition,
-    composition_days,
-    composition_runs,
+from compass.experiments.case_study import CaseStudy
+from compass.experiments.claims import (
+    CLAIMS_TABLE,
+    DEFAULT_VARIANT,
+    VERDICTS,
+    Claim,
+    fmt,
+    load_claims,
+    load_deviations,
+    read_claims,
 )
-from compass.experiments.config import PAPER_SCHEDULERS, PipelineConfig
-from compass.experiments.coverage import coverage_pairs
+from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
-from compass.experiments.layout import NOTEBOOKS, TABLE1
-from compass.experiments.migrations import migrations_by_operator, operator_shares
-from compass.experiments.openb import NOTEBOOK as OPENB_NOTEBOOK
-from compass.experiments.openb import OPENB_MEASURES
-from compass.experiments.openb import PRODUCTS as OPENB_PRODUCTS
-from compass.experiments.physical import migration_latencies, physical_label
+from compass.experiments.layout import NOTEBOOKS
+from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.results import Results
-from compass.experiments.stats import Interval, direction
-from compass.experiments.sweeps import (
-    cost_runs,
-    cost_sweep,
-    eta_runs,
-    eta_sweep,
-    overall,
-    overall_runs,
-)
-from compass.experiments.tables import markdown, write_table
+from compass.experiments.stats import MIN_SAMPLES
+from compass.experiments.sweeps import overall_leads
+from compass.experiments.tables import markdown
 from compass.experiments.windows import window_leads
-
-#: Verdicts, in the order the summary counts them.
-VERDICTS = ("holds", "differs", "inconclusive", "no data", "not measured")
-#: Columns of paper/tables/claims.csv, in order.
-CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
-                 "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
-                 "variant", "deviation", "explained_by", "shown_in"]
-#: The claims table's stem under the tables folder.
-CLAIMS_TABLE = "claims"
-#: The variant of the profile's own parameters (the paper-faithful baselines).
-DEFAULT_VARIANT = "default"
-#: Measures re-taken under each sensitivity variant: the comparisons between schedulers.
-SENSITIVE_KINDS = ("lead", "wins", "leads_grow")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One entry of paper/claims.yaml."""
-
-    id: str
-    section: str
-    statement: str
-    paper: str
-    measure: dict[str, Any]
-    check: dict[str, Any]
-    unit: str
-    evidence: list[str]
-    how: str
-    calibrated: bool = False
-
-
-@dataclass(frozen=True)
-class Measured:
-    """Our value: ``value`` for the check, ``text`` for people, ``traces`` it came from, and
-    for a statistic over samples its ``interval`` and size relative to the baseline (%)."""
-
-    value: Any
-    text: str
-    traces: tuple[str, ...] = ()
-    interval: Interval | None = None
-    relative_pct: float = math.nan
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: str
-    detail: str = ""
-
-
-def fmt(x: Any) -> str:
-    """A number as the report prints it."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (int, np.integer)):
-        return f"{int(x):,}"
-    ax = abs(float(x))
-    if ax >= 1000:
-        return f"{x:,.0f}"
-    if ax >= 10:
-        return f"{x:.1f}"
-    if ax >= 1:
-        return f"{x:.2f}"
-    return f"{x:.3g}"
-
-
-# ---------------------------------------------------------------------------- evidence
-@dataclass
-class Evidence:
-    """The experiments' tables for one results folder, each computed once."""
-
-    res: Results
-    tables: Path
-    cache: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def cfg(self) -> PipelineConfig:
-        return self.res.config
-
-    def experiment(self, name: str) -> tuple[pd.DataFrame, list[str], tuple[str, ...]]:
-        """(means, grouping columns, traces) of a metric-means experiment."""
-        x = self.cfg.experiments
-        table = {"overall": (overall, ["trace"], x.overall_traces),
-                 "eta_sweep": (eta_sweep, ["trace", "eta"], (x.eta_trace,)),
-                 "cost_sweep": (cost_sweep, ["trace", "cost"], x.migration_traces),
-                 "composition": (composition, ["trace", "day"], x.composition_traces)}
-        function, by, traces = table[name]
-        if name not in self.cache:
-            self.cache[name] = function(self.res)
-        return self.cache[name], by, tuple(traces)
-
-    def lead_table(self, name: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
-        """(leads with paired intervals over the samples, traces) of a metric-means
-        experiment (``aggregate.lead_intervals`` on the experiment's runs)."""
-        runs = {"overall": overall_runs, "eta_sweep": eta_runs, "cost_sweep": cost_runs,
-                "composition": composition_runs}[name]
-        _, by, traces = self.experiment(name)
-        key = f"{name}:leads"
-        if key not in self.cache:
-            self.cache[key] = lead_intervals(runs(self.res), self.cfg.reference,
-                                             self.cfg.baselines, by)
-        return self.cache[key], traces
-
-    @cached_property
-    def chosen_days(self) -> pd.DataFrame:
-        return composition_days(self.res)
-
-    @cached_property
-    def pairs(self) -> pd.DataFrame:
-        return coverage_pairs(self.res)
-
-    @cached_property
-    def case(self) -> tuple[CaseStudy, pd.DataFrame]:
-        study = CaseStudy.load(self.res)
-        return study, study.summary()
-
-    def schedulers(self, names: str | Sequence[str]) -> list[str]:
-        return list(self.cfg.baselines) if names == "baselines" else list(names)
-
-
-# ---------------------------------------------------------------------------- measures
-def _not_measured(ev: Evidence, reason: str) -> Measured:
-    return Measured(None, reason)
-
-
-def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
-    means, _, traces = ev.experiment(experiment)
-    flags = top1(wide(means, by), ev.cfg.reference, ev.cfg.ranked, by)
-    flags = flags[flags["defined"]]
-    lost = flags[~flags["top1"]]
-    text = f"{int(flags['top1'].sum())} of {len(flags)}"
-    if len(lost):
-        text += "; not best on " + ", ".join(
-            " ".join(str(v) for v in row) for row in lost[[*by, "metric"]].itertuples(index=False))
-    return Measured((int(flags["top1"].sum()), len(flags)), text, traces)
-
-
-def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
-          scale: float = 1.0) -> Measured:
-    """The reference's lead over the strongest baseline, paired over the samples, with its
-    interval (times ``scale``: 100 turns AGU's fraction into percentage points)."""
-    table, traces = ev.lead_table(experiment)
-    rows = table[table["metric"] == metric]
-    for column, value in where.items():
-        rows = rows[np.isclose(rows[column], value) if isinstance(value, float)
-                    else rows[column] == value]
-    if rows.empty or pd.isna(rows["lead"].iloc[0]):
-        which = ", ".join(f"{k} {v}" for k, v in where.items())
-        return Measured(None, f"no {experiment} result for {which}", traces)
-    row = rows.iloc[0]
-    interval = Interval(float(row["lead"]) * scale, float(row["ci_low"]) * scale,
-                        float(row["ci_high"]) * scale, int(row["n"]))
-    span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
-    return Measured(interval.value, f"{fmt(interval.value)}{span} (vs "
-                    f"{row['strongest_baseline']}, n = {interval.n}, "
-                    f"{float(row['relative_pct']):+.2g} %)",
-                    (where["trace"],) if "trace" in where else traces, interval,
-                    float(row["relative_pct"]))
-
-
-def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
-    """Whether the lead grows as eta falls, on the same paired leads the per-eta claims use."""
-    table, traces = ev.lead_table(experiment)
-    rows = table[table["metric"] == metric].sort_values("eta", ascending=False)
-    values = rows["lead"].to_numpy(dtype=float)
-    if values.size < 2 or np.isnan(values).any():
-        return Measured(None, "fewer than two eta values with a lead", traces)
-    text = " -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(values, rows["eta"]))
-    return Measured(bool(np.all(np.diff(values) > 0)), text, traces)
-
-
-def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:
-    means, _, _ = ev.experiment(experiment)
-    part = means[(means["metric"] == metric) & means["scheduler"].isin(names)]
-    return part["value"].dropna()
-
-
-def _reference_range(ev: Evidence, experiment: str, metric: str) -> Measured:
-    v = _values(ev, experiment, metric, [ev.cfg.reference])
-    traces = ev.experiment(experiment)[2]
-    if v.empty:
-        return Measured(None, "no value", traces)
-    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
-
-
-def _baseline_range(ev: Evidence, experiment: str, metric: str) -> Measured:
-    v = _values(ev, experiment, metric, list(ev.cfg.baselines))
-    traces = ev.experiment(experiment)[2]
-    if v.empty:
-        return Measured(None, "no value", traces)
-    return Measured((float(v.min()), float(v.max())), f"{fmt(v.min())}-{fmt(v.max())}", traces)
-
-
-def _reference_min(ev: Evidence, experiment: str, metric: str) -> Measured:
-    v = _values(ev, experiment, metric, [ev.cfg.reference])
-    traces = ev.experiment(experiment)[2]
-    return Measured(float(v.min()) if len(v) else None, fmt(v.min()) if len(v) else "no value",
-                    traces)
-
-
-def _afr_below_bound(ev: Evidence) -> Measured:
-    x, cfg = ev.cfg.experiments, ev.cfg
-    runs = ev.res.select(x.overall_traces, [x.overall_eta], [cfg.migration_cost])
-    mine = runs[(runs["scheduler"] == cfg.reference) & runs["afr"].notna()]
-    below = mine["afr"] * mine["nodes"] < 2
-    parts = [f"{t}: {int(below[mine['trace'] == t].sum())}/{int((mine['trace'] == t).sum())}"
-             for t in x.overall_traces]
-    return Measured((int(below.sum()), len(mine)), "days with AFR < 2/N: " + ", ".join(parts),
-                    x.overall_traces)
-
-
-def _nsif_bound(ev: Evidence) -> Measured:
-    mine = ev.res.ok[ev.res.ok["scheduler"] == ev.cfg.reference]
-    v = mine["max_nsif_wcc"].dropna()
-    if v.empty:
-        return Measured(None, "no run of the reference with the WCC holding")
-    over = int((v > 2).sum())
-    return Measured(float(v.max()), f"max {fmt(v.max())} over {len(v)} runs ({over} above 2)",
-                    tuple(sorted(mine["trace"].unique())))
-
-
-def _class_shares(ev: Evidence, trace: str) -> Measured:
-    table = pd.read_csv(ev.tables / f"{TABLE1}.csv")
-    row = table[table["trace"] == trace]
-    if row.empty:
-        return Measured(None, f"no Table 1 row for {trace}")
-    values = [float(row[c].iloc[0]) for c in row.columns if c.endswith(" %")]
-    return Measured(values, " / ".join(f"{v:.2f}" for v in values), (trace,))
-
-
-def _composition_days(ev: Evidence) -> Measured:
-    chosen = ev.chosen_days
-    pairs = [(str(t), int(d)) for t, d in zip(chosen["trace"], chosen["day"])]
-    return Measured(sorted(pairs), ", ".join(f"{t} {d}" for t, d in pairs),
-                    ev.cfg.experiments.composition_traces)
-
-
-def _day_composition(ev: Evidence, trace: str, day: int) -> Measured:
-    days = ev.res.day_table(trace)
-    row = days[days["day"] == day]
-    if row.empty:
-        return Measured(None, f"{trace} day {day} is not replayed in this profile", (trace,))
-    values = [float(row[c].iloc[0]) for c in SHARE_COLUMNS]
-    return Measured(values, " / ".join(f"{v:.3f}" for v in values), (trace,))
-
-
-def _pair_shares(ev: Evidence, trace: str, buckets: list[str]) -> tuple[list[float], int]:
-    pairs = ev.pairs[ev.pairs["trace"] == trace].drop_duplicates(["day", "eta"])
-    n = len(pairs)
-    return [float((pairs["bucket"] == b).sum() / n) if n else math.nan for b in buckets], n
-
-
-def _rho_share(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
-    shares, n = _pair_shares(ev, trace, buckets)
-    if not n:
-        return Measured(None, "no (day, eta) pair", (trace,))
-    total = float(sum(shares))
-    return Measured(total, f"{fmt(total)} ({round(total * n)} of {n} pairs)", (trace,))
-
-
-def _rho_shares(ev: Evidence, trace: str, buckets: list[str]) -> Measured:
-    shares, n = _pair_shares(ev, trace, buckets)
-    if not n:
-        return Measured(None, "no (day, eta) pair", (trace,))
-    return Measured(shares, " / ".join(fmt(s) for s in shares) + f" ({n} pairs)", (trace,))
-
-
-def _top1_share(ev: Evidence, trace: str, metric: str) -> Measured:
-    p = ev.pairs
-    p = p[(p["trace"] == trace) & (p["metric"] == metric) & p["defined"]]
-    if p.empty:
-        return Measured(None, "no pair with a defined value", (trace,))
-    share = float(p["top1"].mean())
-    return Measured(share, f"{fmt(share)} ({int(p['top1'].sum())} of {len(p)})", (trace,))
-
-
-def _top1_worst_bucket(ev: Evidence, trace: str, metrics: list[str]) -> Measured:
-    p = ev.pairs
-    p = p[(p["trace"] == trace) & p["metric"].isin(metrics) & p["defined"]
-          & (p["bucket"] != "1.0")]
-    if p.empty:
-        return Measured(None, "no (day, eta) pair with rho < 1 in this profile", (trace,))
-    shares = p.groupby(["bucket", "metric"])["top1"].mean()
-    worst = shares.idxmin()
-    return Measured(float(shares.min()), f"{fmt(shares.min())} ({worst[1]} in {worst[0]})",
-                    (trace,))
-
-
-def _sweep(ev: Evidence) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The migration-cost means of the ranked schedulers (the paper's seven)."""
-    means, _, traces = ev.experiment("cost_sweep")
-    return means[means["scheduler"].isin(ev.cfg.ranked)], traces
-
-
-def _pause_per_job(ev: Evidence) -> Measured:
-    means, traces = _sweep(ev)
-    top = means[(means["metric"] == "pause_per_job") & (means["cost"] == means["cost"].max())]
-    if top.empty:
-        return Measured(None, "no sweep", traces)
-    row = top.loc[top["value"].idxmax()]
-    return Measured(float(row["value"]), f"{fmt(row['value'])} ({row['scheduler']}, "
-                    f"{row['trace']}, c = {row['cost']:g} s)", traces)
-
-
-def _pause_per_job_operators(ev: Evidence) -> Measured:
-    """``pause_per_job``, and which operators issued the reference's charged moves in the
-    sweep's runs at its largest c (``migrations.operator_shares``, issue 12)."""
-    measured = _pause_per_job(ev)
-    runs = cost_runs(ev.res)
-    cost = runs["cost"].max()
-    moves = migrations_by_operator(runs[(runs["cost"] == cost)
-                                        & (runs["scheduler"] == ev.cfg.reference)])
-    if measured.value is None or moves.empty:
-        return measured
-    shares = operator_shares(moves)
-    parts = [f"{op} {100 * share:.1f} %" for op, share in zip(shares["operator"],
-                                                            shares["share"])]
-    lead = "most" if shares["share"].iloc[0] > 0.5 else "the largest share"
-    return Measured(measured.value, f"{measured.text}; of {ev.cfg.reference}'s "
-                    f"{int(shares['instance_moves'].sum()):,} charged moves at c = {cost:g} s, "
-                    f"{lead} from {parts[0]}" + "".join(f", {p}" for p in parts[1:]),
-                    measured.traces)
-
-
-def _flatness(ev: Evidence) -> Measured:
-    means, traces = _sweep(ev)
-    means = means[means["metric"].isin(METRICS)]
-    if means["cost"].nunique() < 2:
-        return Measured(None, "fewer than two migration costs", traces)
-    g = means.groupby(["trace", "scheduler", "metric"])["value"]
-    spread = ((g.max() - g.min()) / g.mean().abs()).dropna()
-    worst = spread.idxmax()
-    return Measured(float(spread.max()), f"{fmt(spread.max())} ({' '.join(worst)})", traces)
-
-
-def _case_rows(ev: Evidence, schedulers: str | Sequence[str], window: WindowName
-               ) -> tuple[pd.DataFrame, tuple]:
-    study, summary = ev.case
-    rows = summary[(summary["window"] == window)
-                   & summary["scheduler"].isin(ev.schedulers(schedulers))]
-    return rows, (study.trace,)
-
-
-def _case_values(rows: pd.DataFrame, column: str) -> str:
-    return ", ".join(f"{s} {fmt(v)}" for s, v in zip(rows["scheduler"], rows[column]))
-
-
-def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
-    """A case measure judged on the paper's window (section 6.6's day 113, 21:00-22:30 of the
-    replayed data), with the busiest comparable window's value beside it in the text; no
-    data, with the reason, when the profile does not replay the paper's window."""
-    def both(ev: Evidence, **args: Any) -> Measured:
-        study, _ = ev.case
-        paper = study.window("paper")
-        busiest = next(w for w in study.present if w.window == "busiest")  # always replayed
-        theirs = measure(ev, window="busiest", **args)
-        beside = f"busiest window ({busiest.span}): {theirs.text}"
-        if isinstance(paper, AbsentWindow):
-            return Measured(None, f"the paper's window is absent ({paper.reason}); {beside}",
-                            theirs.traces)
-        ours = measure(ev, window="paper", **args)
-        return Measured(ours.value, f"paper window ({paper.span}): {ours.text}; {beside}",
-                        ours.traces)
-    return both
-
-
-def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
-              window: WindowName) -> Measured:
-    rows, traces = _case_rows(ev, schedulers, window)
-    v = rows[column].dropna()
-    if v.empty:
-        return Measured(None, "no scheduler of the claim ran the case study", traces)
-    return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces)
-
-
-def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
-              window: WindowName) -> Measured:
-    rows, traces = _case_rows(ev, schedulers, window)
-    v = rows[column].dropna()
-    if v.empty:
-        return Measured(None, "no value (no such run, or no blocking)", traces)
-    return Measured(float(v.max()), fmt(v.max()) if len(rows) == 1
-                    else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces)
-
-
-def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],
-               window: WindowName) -> Measured:
-    rows, traces = _case_rows(ev, schedulers, window)
-    if rows.empty:
-        return Measured(None, "no scheduler of the claim ran the case study", traces)
-    lo, hi = float(rows[f"{column}_p10"].min()), float(rows[f"{column}_p90"].max())
-    return Measured((lo, hi), f"{fmt(lo)}-{fmt(hi)} (p10-p90)", traces)
-
-
-def _case_wide_blocked(ev: Evidence, window: WindowName, by: str = "count") -> Measured:
-    """The baselines' share of blocked jobs (``by: count``) or of blocked time (``by:
-    time``) with g = 8 and w > 30, pooled; the other weighing is given beside it."""
-    rows, traces = _case_rows(ev, "baselines", window)
-    n, seconds = rows["blocked_jobs"].sum(), rows["blocked_s"].sum()
-    if not n:
-        return Measured(None, "no blocked job under the baselines", traces)
-    count = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
-    time = float((rows["blocked_g8_w31_time_share"].fillna(0) * rows["blocked_s"]).sum()
-                 / seconds)
-    text = {"count": f"{fmt(count)} of {int(n)} blocked jobs",
-            "time": f"{fmt(time)} of {fmt(float(seconds))} s blocked"}
-    other = "time" if by == "count" else "count"
-    return Measured(count if by == "count" else time, f"{text[by]} (by {other}: {text[other]})",
-                    traces)
-
-
-def _physical_latency(ev: Evidence) -> Measured:
-    spec = ev.cfg.experiments.physical
-    if spec is None:
-        return Measured(None, "no physical runs in this profile (experiments.physical is null)")
-    if not ev.res.layout.physical_summary.exists():
-        return Measured(None, physical_label(ev.res), (spec.trace,))
-    latencies = migration_latencies(ev.res)
-    measured = latencies["latency_s"].dropna() if len(latencies) else latencies
-    if not len(measured):
-        return Measured(None, "the physical runs made no migration", (spec.trace,))
-    mean = float(measured.mean())
-    return Measured(mean, f"{fmt(mean)} s over {len(measured)} checkpoint-restarts "
-                    f"({physical_label(ev.res)})", (spec.trace,))
-
-
-MEASURES: dict[str, Callable[..., Measured]] = {
-    "not_measured": _not_measured, "wins": _wins, "lead": _lead, "leads_grow": _leads_grow,
-    "reference_range": _reference_range, "baseline_range": _baseline_range,
-    "reference_min": _reference_min, "afr_below_bound": _afr_below_bound,
-    "nsif_bound": _nsif_bound, "class_shares": _class_shares,
-    "composition_days": _composition_days, "day_composition": _day_composition,
-    "rho_share": _rho_share, "rho_shares": _rho_shares, "top1_share": _top1_share,
-    "top1_worst_bucket": _top1_worst_bucket, "pause_per_job": _pause_per_job,
-    "flatness": _flatness, "case_min": _case_windows(_case_min),
-    "case_max": _case_windows(_case_max), "case_band": _case_windows(_case_band),
-    "case_wide_blocked": _case_windows(_case_wide_blocked),
-    "physical_latency": _physical_latency, "pause_per_job_operators": _pause_per_job_operators,
-    **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
-}
-
-
-# ---------------------------------------------------------------------------- checks
-def _band(check: dict[str, Any]) -> tuple[float, float] | None:
-    """The values a check accepts, as a closed band, for the checks that have one."""
-    if "at_least" in check:
-        return float(check["at_least"]), math.inf
-    if "at_most" in check:
-        return -math.inf, float(check["at_most"])
-    if "within" in check:
-        lo, hi = (float(b) for b in check["within"])
-        return lo, hi
-    if "approx" in check and np.isscalar(check["approx"]["value"]):
-        value, tol = float(check["approx"]["value"]), float(check["approx"]["tol"])
-        return value - tol, value + tol
-    return None
-
-
-def judge(check: dict[str, Any], value: Any, unit: str = "",
-          interval: Interval | None = None) -> Verdict:
-    """The verdict of a check on our value (see paper/claims.yaml for the rules). With an
-    interval over samples: "holds" if the check accepts all of it, "differs" if it accepts
-    none of it, else "inconclusive" (the interval admits both readings)."""
-    u = f" {unit}" if unit else ""
-    band = _band(check)
-    if interval is not None and interval.defined and band is not None:
-        lo, hi = band
-        ci = f"interval [{fmt(interval.low)}, {fmt(interval.high)}]{u}"
-        if interval.low >= lo - 1e-12 and interval.high <= hi + 1e-12:
-            return Verdict("holds", f"the whole {ci} satisfies it")
-        if interval.high < lo - 1e-12 or interval.low > hi + 1e-12:
-            return Verdict("differs", f"the whole {ci} is outside; " +
-                           judge(check, value, unit).detail)
-        return Verdict("inconclusive", f"the {ci} admits both readings")
-    if "at_least" in check:
-        x, v = float(check["at_least"]), float(value)
-        return Verdict("holds") if v >= x - 1e-12 else Verdict(
-            "differs", f"ours is lower by {fmt(x - v)}{u}")
-    if "at_most" in check:
-        x, v = float(check["at_most"]), float(value)
-        return Verdict("holds") if v <= x + 1e-12 else Verdict(
-            "differs", f"ours is higher by {fmt(v - x)}{u}")
-    if "within" in check:
-        lo, hi = (float(b) for b in check["within"])
-        a, b = (value, value) if np.isscalar(value) else value
-        if a >= lo - 1e-12 and b <= hi + 1e-12:
-            return Verdict("holds")
-        gaps = ([f"reaches {fmt(lo - a)}{u} below the band"] if a < lo else []) + (
-            [f"reaches {fmt(b - hi)}{u} above the band"] if b > hi else [])
-        return Verdict("differs", "; ".join(gaps))
-    if "approx" in check:
-        target = np.atleast_1d(np.asarray(check["approx"]["value"], dtype=float))
-        gap = float(np.max(np.abs(np.atleast_1d(np.asarray(value, dtype=float)) - target)))
-        tol = float(check["approx"]["tol"])
-        return Verdict("holds") if gap <= tol + 1e-12 else Verdict(
-            "differs", f"off by {fmt(gap)}{u} (tolerance {fmt(tol)})")
-    if "all" in check:
-        won, n = value
-        return Verdict("holds") if n and won == n else Verdict(
-            "differs", f"{n - won} of {n} not won")
-    if "increasing" in check:
-        return Verdict("holds") if value else Verdict("differs", "not increasing")
-    if "same" in check:
-        paper = sorted((str(t), int(d)) for t, d in check["same"])
-        missing = [f"{t} {d}" for t, d in paper if (t, d) not in value]
-        return Verdict("holds") if sorted(value) == paper else Verdict(
-            "differs", "the paper's " + ", ".join(missing) + " not chosen")
-    raise ValueError(f"unknown check {check}")
-
-
-def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
-    """Measure one claim and judge it."""
-    args = {k: v for k, v in claim.measure.items() if k != "kind"}
-    measured = MEASURES[claim.measure["kind"]](ev, **args)
-    if claim.measure["kind"] == "not_measured":
-        return measured, Verdict("not measured", measured.text)
-    if measured.value is None:
-        return measured, Verdict("no data", measured.text)
-    return measured, judge(claim.check, measured.value, claim.unit, measured.interval)
-
-
-# ---------------------------------------------------------------------------- writing
-def load_claims(path: str | Path | Sequence[str | Path]) -> list[Claim]:
-    """The claims of one file, or of several in turn (paper/claims.yaml, then the others)."""
-    paths = [path] if isinstance(path, (str, Path)) else list(path)
-    claims = []
-    for one in paths:
-        with open(one) as fh:
-            claims += [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
-    return claims
-
-
-def load_deviations(path: str | Path) -> list[dict[str, Any]]:
-    with open(path) as fh:
-        return list((yaml.safe_load(fh) or {}).get("deviations") or [])
 
 
 def _relative(target: Path, report: Path) -> str:
@@ -613,18 +57,6 @@ def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> s
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
-    if not measured.traces:
-        return "-"
-    labels = [res.traces[t].label for t in measured.traces if t in res.traces]
-    text = "; ".join(labels)
-    synthetic = any(res.traces[t].origin == "synthetic" for t in measured.traces
-                    if t in res.traces)
-    if claim.calibrated and synthetic:
-        text += " (calibrated to this number: agreement by construction)"
-    return text
 
 
 def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
@@ -666,119 +98,6 @@ def _cost(res: Results) -> str:
                                 "jobs", "CPU s per 1,000 jobs"]])
 
 
-def _number(value: Any) -> float:
-    """A scalar measured value as a float for the claims table; NaN for anything else."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        return math.nan
-    return float(value)
-
-
-def experiments_behind(claim: Claim) -> list[str]:
-    """The experiments that explain a claim's value beyond its own measure (issue 12, item 6):
-    the baseline variants for a comparison, the common window for an AFR or AGU lead, the
-    two windows and blocked time by head class for the case study, moves by operator for the
-    migration pause."""
-    kind, metric = claim.measure["kind"], claim.measure.get("metric")
-    out = []
-    if kind in SENSITIVE_KINDS:
-        out.append("sensitivity")
-    if kind == "lead" and metric in ("afr", "agu"):
-        out.append("metric_windows")
-    if kind.startswith("case_"):
-        out += ["case_blocking", "case_head_blocking"]
-    if kind.startswith("pause_per_job"):
-        out.append("migrations_by_operator")
-    return out
-
-
-def _attribute(frame: pd.DataFrame, claims: list[Claim]) -> pd.DataFrame:
-    """``explained_by`` of every default row that does not hold: the experiments behind it
-    and, for a comparison, each baseline variant under which its verdict changes."""
-    behind = {c.id: experiments_behind(c) for c in claims}
-    variants = frame[frame["variant"] != DEFAULT_VARIANT]
-    frame = frame.copy()
-    for i, row in frame[frame["variant"] == DEFAULT_VARIANT].iterrows():
-        if row["verdict"] not in ("differs", "inconclusive"):
-            continue
-        flips = variants[(variants["id"] == row["id"]) & (variants["verdict"] != row["verdict"])]
-        parts = [f"{v.variant}: {v.verdict}" for v in flips.itertuples()]
-        frame.at[i, "explained_by"] = "; ".join([*behind.get(row["id"], []), *parts])
-    return frame
-
-
-def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, Any]],
-                 variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
-    """One row per claim (``CLAIM_COLUMNS``): the paper's value, ours with its interval and
-    sample count where it is a statistic over samples, the verdict and its detail, the data
-    it came from, the scheduler ``variant`` it was measured under (``default``: the
-    profile's parameters) and the figures and tables that show it (stems, ``;``-separated)."""
-    marked = {c: d["id"] for d in deviations for c in d.get("claims") or []}
-    rows = []
-    for claim in claims:
-        measured, verdict = assess(claim, ev)
-        iv = measured.interval
-        shown = measured.value is not None or verdict.status == "not measured"
-        rows.append({
-            "id": claim.id, "section": claim.section, "statement": claim.statement,
-            "paper": claim.paper, "ours": _number(measured.value),
-            "ci_low": iv.low if iv else math.nan, "ci_high": iv.high if iv else math.nan,
-            "n": iv.n if iv else math.nan, "relative_pct": measured.relative_pct,
-            "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
-            "direction": direction(iv) if claim.measure["kind"] == "lead" else "",
-            "ours_text": measured.text if shown else "-",
-            "data": _data_label(ev.res, measured, claim), "variant": variant,
-            "deviation": marked.get(claim.id, ""), "explained_by": "",
-            "shown_in": ";".join(claim.evidence),
-        })
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-
-
-def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | Path],
-                 deviations_path: str | Path, tables: str | Path) -> list[Path]:
-    """Measure every claim on a results folder into paper/tables/claims.csv (and .md), then
-    the comparisons (``SENSITIVE_KINDS``) again under each sensitivity variant: the same
-    samples with one baseline's runs replaced by its variant's (rows with that
-    ``variant``; they never change a default row's verdict)."""
-    res, claims = Results.load(results), load_claims(claims_path)
-    deviations = load_deviations(deviations_path)
-    sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
-    frame = pd.concat([claims_table(claims, Evidence(res, Path(tables)), deviations),
-                       *(claims_table(sensitive, Evidence(res.with_variant(v), Path(tables)),
-                                      deviations, v) for v in res.config.variants)],
-                      ignore_index=True)
-    frame = _attribute(frame, claims)
-    return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
-                       f"value and its verdict ({res.label()})")
-
-
-def read_claims(tables: str | Path) -> pd.DataFrame:
-    """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
-    frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
-    text = ["detail", "direction", "ours_text", "data", "deviation", "explained_by",
-            "shown_in", "unit"]
-    frame[text] = frame[text].fillna("")
-    return frame
-
-
-def claims_shown(tables: str | Path, notebook: str) -> pd.DataFrame:
-    """The claims (default variant) that a notebook's figures and tables show, from
-    claims.csv: what each notebook renders under its figures, so no number is typed by
-    hand. Empty, with a note, before the pipeline's ``claims`` rule has run."""
-    products = NOTEBOOKS.get(notebook) or (OPENB_PRODUCTS if notebook == OPENB_NOTEBOOK
-                                           else None)
-    if products is None:
-        raise ValueError(f"unknown notebook {notebook!r}")
-    if not (Path(tables) / f"{CLAIMS_TABLE}.csv").is_file():
-        print(f"{Path(tables) / CLAIMS_TABLE}.csv not found: run the pipeline's claims rule")
-        return pd.DataFrame(columns=["id", "paper", "ours", "verdict", "detail"])
-    stems = {*products.figures, *products.tables}
-    frame = read_claims(tables)
-    shown = frame[(frame["variant"] == DEFAULT_VARIANT) & frame["shown_in"].map(
-        lambda s: bool(stems & set(s.split(";"))))]
-    return shown[["id", "paper", "ours_text", "verdict", "detail"]].rename(
-        columns={"ours_text": "ours"}).reset_index(drop=True)
-
-
 def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
                  report_dir: Path) -> list[dict[str, str]]:
     """The report's claims table: one row per row of claims.csv."""
@@ -796,10 +115,16 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
     return rows
 
 
-def _findings(table: pd.DataFrame, res: Results) -> list[str]:
-    """"What we found": plain lines computed from claims.csv (never typed by hand): the
-    data, the verdicts, where COMPASS-ABS's leads stand and how far the paper's margins
-    are, the theorem's bound, and which verdicts a baseline variant changes."""
+#: The measure kinds of absolute levels (the regime a run is in), not comparisons.
+LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
+
+
+def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> list[str]:
+    """"What we found": plain lines computed from claims.csv and the runs (never typed by
+    hand): the data, the verdicts, the real-data (openb) comparisons first, where
+    COMPASS-ABS's leads stand (signed) and how far the paper's margins are, its AFR leads,
+    the theorem's bound and for which Compact, our absolute levels beside the paper's, and
+    which verdicts a baseline variant changes."""
     frame = table[table["variant"] == DEFAULT_VARIANT]
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
@@ -810,6 +135,13 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
                                            if synthetic else "Real traces."),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" of {len(frame)} claims."]
+    real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
+        ["no data", "not measured"])]
+    if len(real):
+        lines.append(f"- **Real data** ({OPENB_LABEL}, the only real-trace comparison here): "
+                     + "; ".join(f"`{r.id}` {r.verdict} "
+                                 f"({r.ours_text.removeprefix(f'{OPENB_LABEL}: ')})"
+                                 for r in real.itertuples()) + ".")
     if len(leads):
         ways = leads["direction"].str.split(" ").str[0].value_counts()
         worst = leads.loc[leads["relative_pct"].abs().idxmax()] if leads[
@@ -821,16 +153,28 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
             + (f"; the largest is {worst['relative_pct']:+.2g} % of the baseline "
                f"(`{worst['id']}`)" if worst is not None else "") + ".")
         met = leads[leads["verdict"] == "holds"]
+        tied = leads[leads["verdict"] == "tie"]
         lines.append(f"- The paper's margins: {len(met)} of {len(leads)} lead claims reach "
                      "the paper's value over their whole interval"
                      + (f" ({', '.join(f'`{i}`' for i in met['id'])})" if len(met) else "")
-                     + "; the median lead is "
-                     f"{leads['relative_pct'].abs().median():.2g} % of the baseline's value "
-                     "in size.")
+                     + f", {len(tied)} are ties (the whole interval inside the comparison's "
+                     "margin, paper/claims.yaml); the median lead is "
+                     f"{leads['relative_pct'].median():+.2g} % of the baseline's value "
+                     "(signed: positive means COMPASS-ABS is better).")
+    lines += _afr_leads(res)
     bound = frame[frame["id"] == "thm1-sif-bound"]
     if len(bound):
-        lines.append(f"- Theorem 1 (N x SIF <= 2 under the WCC) on every replay: "
-                     f"{bound['verdict'].iloc[0]} ({bound['ours_text'].iloc[0]}).")
+        row = bound.iloc[0]
+        which = (f" for the corrected Compact (`{res.config.reference}`; the literal one "
+                 f"breaks it, deviation `{row['deviation']}`)" if row["deviation"] else "")
+        lines.append(f"- Theorem 1 (N x SIF <= 2 under the WCC) on every replay{which}: "
+                     f"{row['verdict']} ({row['ours_text']}).")
+    levels = frame.set_index("id").reindex(
+        [c.id for c in claims if c.measure["kind"] in LEVEL_KINDS]).dropna(subset=["verdict"])
+    if len(levels):
+        lines.append("- Our regime against the paper's (absolute levels, not comparisons): "
+                     + "; ".join(f"`{i}` paper {r.paper}, ours {r.ours_text}"
+                                 for i, r in levels.iterrows()) + ".")
     for variant in res.config.variants:
         mine = table[table["variant"] == variant].set_index("id")["verdict"]
         base = frame.set_index("id")["verdict"].reindex(mine.index)
@@ -840,6 +184,19 @@ def _findings(table: pd.DataFrame, res: Results) -> list[str]:
                      + (" (" + ", ".join(f"`{i}`: {base[i]} -> {mine[i]}" for i in changed)
                         + ")" if changed else "") + " (section \"Sensitivity\").")
     return [*lines, ""]
+
+
+def _afr_leads(res: Results) -> list[str]:
+    """A line on COMPASS-ABS's AFR leads in the overall experiment (no claim states them):
+    each trace's paired lead over the strongest baseline with its interval."""
+    afr = overall_leads(res)
+    afr = afr[(afr["metric"] == "afr") & afr["lead"].notna()]
+    if afr.empty:
+        return []
+    return ["- AFR leads over the strongest baseline (overall experiment, as a share of the "
+            "nodes; positive: COMPASS-ABS fragments less): " + ", ".join(
+                f"{r.trace} {fmt(r.lead)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}] (n = {r.n})"
+                for r in afr.itertuples()) + "."]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -991,15 +348,19 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
-    lines = [*_header(res), *_findings(table, res), "## Summary", "",
+    lines = [*_header(res), *_findings(table, res, claims), "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
              "every scheduler) and given with their 95 % bootstrap interval, the number of "
              "samples n and their size relative to the strongest baseline. A verdict is "
-             "*holds* when the whole interval satisfies the paper's claim, *differs* when "
-             "none of it does, *inconclusive* when it admits both readings; values without "
-             "an interval are judged as they are. Every value is in "
+             "*holds* when the whole interval satisfies the paper's claim, *tie* when it lies "
+             "inside the comparison's practical-equivalence margin (paper/claims.yaml, "
+             "`margins`), *differs* when none of it satisfies the claim, *inconclusive* when "
+             f"it admits both readings or rests on fewer than {MIN_SAMPLES} samples; a "
+             "case-study claim is *not applicable* when no window shows "
+             "fragmentation-induced blocking under the baselines. Values without an interval "
+             "are judged as they are. Every value is in "
              f"[{CLAIMS_TABLE}.csv]({_relative(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
     failures = _failures(res, CaseStudy.load(res).status)

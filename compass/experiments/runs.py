@@ -24,14 +24,15 @@ import numpy as np
 import pandas as pd
 
 from compass.api import SimulationResult, simulate
-from compass.experiments.blocking import blocking, interval_lengths
+from compass.experiments.blocking import blocking, fragmentation_blocked, interval_lengths
 from compass.experiments.case_study import (
     JOB_COLUMNS,
     TIMELINE_COLUMNS,
     CaseWindow,
+    window_grids,
     window_timeline,
 )
-from compass.experiments.config import ResolvedTrace, RunSettings
+from compass.experiments.config import CaseStudyConfig, ResolvedTrace, RunSettings
 from compass.experiments.data import cluster_nodes
 from compass.experiments.grid import RunKey
 from compass.experiments.migrations import encode, operator_moves
@@ -199,6 +200,40 @@ def case_runs(days: dict[int, pd.DataFrame], windows: Sequence[CaseWindow], run:
     return (_stack(timelines, ["window", "scheduler", *TIMELINE_COLUMNS, "hour", "nsif",
                                "frag_blocked"]),
             _stack(job_tables, ["window", "scheduler", *JOB_COLUMNS]), pd.DataFrame(status))
+
+
+def fragmented_window(trace: ResolvedTrace, days: dict[int, pd.DataFrame],
+                      case: CaseStudyConfig, run: RunSettings, cost: float,
+                      baselines: Sequence[str]) -> CaseWindow:
+    """Section 6.6's phenomenon, found by replaying: of the busiest window's grid on every
+    candidate day, the window with the most fragmentation-induced blocking (the queue waits
+    although enough GPUs are idle, ``blocking.fragmentation_blocked``) summed over the
+    ``baselines``' replays of its day (a baseline that raises adds nothing, unless
+    ``on_error`` is ``raise``). Ties: the busier window, then the earlier."""
+    best: tuple[float, float, CaseWindow] | None = None
+    for grid in window_grids(trace, days, case, run.demand):
+        seconds = np.zeros(grid.starts.size)
+        for scheduler in baselines:
+            try:
+                timeline = simulate_window(days[grid.day], scheduler, grid.nodes, cost,
+                                           run).timeline
+            except Exception:  # recorded by case_runs when it replays the chosen window
+                if run.on_error == "raise":
+                    raise
+                continue
+            t = timeline["time"].to_numpy(dtype=float)
+            flags = fragmentation_blocked(timeline, grid.nodes)
+            seconds += [float((interval_lengths(t, s, s + grid.length) * flags).sum())
+                        for s in grid.starts]
+        k = int(np.lexsort((-grid.load, -seconds))[0])
+        if best is None or (seconds[k], grid.load[k]) > best[:2]:
+            start = float(grid.starts[k])
+            best = (float(seconds[k]), float(grid.load[k]), CaseWindow(
+                trace.spec.name, trace.label, trace.origin, "fragmented", grid.day, start,
+                start + grid.length, case.eta, grid.nodes, float(grid.load[k])))
+    if best is None:
+        raise ValueError(f"{trace.spec.name}: no candidate day with jobs for the case study")
+    return best[2]
 
 
 def _stack(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:

@@ -11,6 +11,7 @@ a heavy seed) cancels in the paired differences instead of widening the interval
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,3 +118,83 @@ def direction(interval: Interval | None) -> str:
     if interval.low > 0:
         return "ahead"
     return "behind" if interval.high < 0 else "undecided"
+
+
+#: The fewest samples for an interval verdict: with fewer, a 95 % percentile interval is
+#: little more than the range of the samples, and a verdict is at most "inconclusive".
+MIN_SAMPLES = 5
+#: The classes of one comparison against a practical-equivalence margin m: the whole
+#: interval above +m (win), inside [-m, m] (tie), below -m (loss), or none of these.
+CLASSES = ("win", "tie", "loss", "undecided")
+
+
+def classify(interval: Interval, margin: float) -> str:
+    """A lead's class (``CLASSES``) against the margin ``margin`` >= 0: decided only with an
+    interval over at least ``MIN_SAMPLES`` samples, else "undecided"."""
+    if not interval.defined or interval.n < MIN_SAMPLES:
+        return "undecided"
+    if interval.low > margin:
+        return "win"
+    if interval.high < -margin:
+        return "loss"
+    if -margin <= interval.low and interval.high <= margin:
+        return "tie"
+    return "undecided"
+
+
+def lead_steps(reference: np.ndarray, baselines: np.ndarray, lower_is_better: bool, *,
+               resamples: int = RESAMPLES, level: float = LEVEL,
+               seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, list[Interval]]:
+    """Leads at m conditions on the same n samples and the steps between them.
+
+    ``reference`` is n x m (a sample's value at each condition, e.g. each eta), ``baselines``
+    n x m x k. The lead at each condition is ``paired_lead``'s (over the strongest baseline,
+    re-chosen per resample); each step lead[j + 1] - lead[j] gets its interval from one
+    joint resampling of the samples, so that what the conditions share cancels. Returns
+    (the m leads, the m - 1 step intervals)."""
+    ref = np.asarray(reference, dtype=float)
+    base = np.asarray(baselines, dtype=float)
+    if ref.ndim != 2 or base.shape[:2] != ref.shape or base.ndim != 3 or ref.shape[0] == 0:
+        raise ValueError("lead_steps needs an n x m reference and an n x m x k baseline array")
+    if np.isnan(ref).any() or np.isnan(base).any():
+        raise ValueError("lead_steps needs complete samples (drop those with a NaN first)")
+    diff = (base - ref[:, :, None]) * (1.0 if lower_is_better else -1.0)
+    leads = diff.mean(axis=0).min(axis=1)
+    n = ref.shape[0]
+    if n < 2:
+        return leads, [Interval(float(s), math.nan, math.nan, n, level)
+                       for s in np.diff(leads)]
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    steps = np.diff(diff[idx].mean(axis=1).min(axis=2), axis=1)
+    return leads, [Interval(float(s), *_percentiles(steps[:, j], level), n, level)
+                   for j, s in enumerate(np.diff(leads))]
+
+
+def unpaired_lead_steps(groups: Sequence[tuple[np.ndarray, np.ndarray]], lower_is_better: bool,
+                        *, resamples: int = RESAMPLES, level: float = LEVEL,
+                        seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, list[Interval]]:
+    """Leads measured on *different* samples (e.g.
+    different days): each group (reference n_j, baselines n_j x k) is resampled on its own,
+    its lead over the strongest baseline re-chosen per resample (as ``paired_lead``), and
+    each step lead[j + 1] - lead[j] gets its interval from the differences of those
+    resampled leads. ``n`` of a step is the smaller of its two groups. Returns (the leads,
+    the steps' intervals)."""
+    rng = np.random.default_rng(seed)
+    stats, points, sizes = [], [], []
+    for reference, baselines in groups:
+        ref = np.asarray(reference, dtype=float)
+        base = np.asarray(baselines, dtype=float).reshape(ref.size, -1)
+        diff = (base - ref[:, None]) * (1.0 if lower_is_better else -1.0)
+        points.append(float(diff.mean(axis=0).min()))
+        sizes.append(ref.size)
+        idx = rng.integers(0, ref.size, size=(resamples, ref.size))
+        stats.append(diff[idx].mean(axis=1).min(axis=1))
+    out = []
+    for j in range(len(groups) - 1):
+        n = min(sizes[j], sizes[j + 1])
+        step = points[j + 1] - points[j]
+        if n < 2:
+            out.append(Interval(step, math.nan, math.nan, n, level))
+        else:
+            out.append(Interval(step, *_percentiles(stats[j + 1] - stats[j], level), n, level))
+    return np.array(points), out

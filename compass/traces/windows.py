@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from compass.fragmentation import WCC_GPUS_PER_NODE, wcc_deficit
-from compass.model import G_DEFAULT
+from compass.model import G_DEFAULT, PAPER_ETAS
 
 #: Seconds in a day window.
 DAY_SECONDS = 86_400.0
@@ -243,7 +243,7 @@ def wcc_coverage(frame: pd.DataFrame, window: Window, horizon: Horizon = "window
 
 def day_summary(
     frame: pd.DataFrame,
-    etas: Sequence[float] = (0.85, 0.90, 0.95),
+    etas: Sequence[float] = PAPER_ETAS,
     day_seconds: float = DAY_SECONDS,
     gpus_per_node: int = G_DEFAULT,
     days: Iterable[int] | None = None,

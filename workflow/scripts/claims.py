@@ -1,7 +1,7 @@
 """Rule claims: paper/tables/claims.csv, every claim measured with its interval and verdict."""
 
 from compass.experiments.pipeline import logged
-from compass.experiments.report import write_claims
+from compass.experiments.verdicts import write_claims
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 inp = snakemake.input
