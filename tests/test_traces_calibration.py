@@ -58,6 +58,10 @@ def derive() -> dict[str, object]:
     buckets = _csv("gfs_worker_bucket_shares.csv")
     out["GFS_GPU_SECONDS_SHARE_BY_WORKERS"] = dict(
         zip(buckets["worker_bucket"].astype(str), buckets["gpu_seconds_share"].astype(float)))
+    demand = _csv("gfs_demand_bucket_shares.csv")
+    demand = demand[demand["gpu_demand_bucket"] != "0"]
+    out["GFS_GPU_SECONDS_SHARE_BY_DEMAND"] = dict(
+        zip(demand["gpu_demand_bucket"].astype(str), demand["gpu_seconds_share"].astype(float)))
     rows = _csv("gfs_job_rows_shape.csv").set_index("statistic")["value"]
     out["GFS_WIDE_JOB_G8_SHARE"] = float(
         rows["share of worker_num > 30 jobs with gpu_request = 8"])
@@ -181,6 +185,8 @@ def test_gfs_load_rows_equal_their_upstream_tables():
     assert cal.GFS_WHOLE_GPU_SECONDS_SHARE == pytest.approx(
         1 - demand.loc["0", "gpu_seconds_share"], abs=5e-7)
     assert cal.GFS_JOBS_AT_LEAST_129_GPUS == demand.loc["129 plus", "jobs"]
+    shares = demand["gpu_seconds_share"].drop("0")
+    assert cal.GFS_GPU_SECONDS_SHARE_BY_DEMAND == pytest.approx(dict(shares), abs=5e-7)
     hourly = pd.read_csv(data_file(f"{tables}/hourly_concurrency.csv"))
     day, hour = hourly["hour"] // 24, hourly["hour"] % 24
     kept = hourly[(day >= 7) & (day <= 183)]

@@ -81,6 +81,14 @@ GFS_GPU_SECONDS_SHARE_BY_WORKERS = {
     "129 plus": 0.007051,
 }
 
+#: Share of all GFS GPU-seconds per total-GPU-demand bucket (gpu_request x worker_num), the
+#: whole-GPU buckets (bucket 0, below one GPU, is left out; the shares sum to its complement).
+#: Source: gfs_demand_bucket_shares.csv.
+GFS_GPU_SECONDS_SHARE_BY_DEMAND = {
+    "1": 0.547072, "2 to 4": 0.078497, "5 to 8": 0.09565, "9 to 16": 0.035541, "17 to 32":
+    0.035433, "33 to 64": 0.025956, "65 to 128": 0.023183, "129 plus": 0.15115,
+}
+
 #: Of the real GFS job rows with worker_num > 30 (whole GPUs), the share at gpu_request = 8.
 #: Source: gfs_job_rows_shape.csv.
 GFS_WIDE_JOB_G8_SHARE = 0.916667
@@ -273,6 +281,7 @@ SOURCES = {
     "GFS_FRACTIONAL_GPU_JOBS": "gfs_gpu_request_distribution.csv",
     "GFS_WORKER_NUM_JOBS": "gfs_worker_num_distribution.csv",
     "GFS_GPU_SECONDS_SHARE_BY_WORKERS": "gfs_worker_bucket_shares.csv",
+    "GFS_GPU_SECONDS_SHARE_BY_DEMAND": "gfs_demand_bucket_shares.csv",
     "GFS_WIDE_JOB_G8_SHARE": "gfs_job_rows_shape.csv",
     "GFS_MAX_WORKERS_AT_G1": "gfs_job_rows_shape.csv",
     "GFS_DURATION_QUANTILES_S": "gfs_duration_stats.csv",
