@@ -16,7 +16,7 @@ and the wide-gang count) exactly; only which shapes carry the long durations mov
 docs/traces.md measures how far the GPU-time splits move with it. On the lightest real days
 no pairing of the drawn durations is light enough (a day of 2,400 jobs draws some 24 of
 over 65 days); there the heaviest job is shortened to what lands the day on its target,
-and on days no pairing can make heavy enough, the widest job is lengthened.
+and on days no pairing can make heavy enough, the widest single-node job is lengthened.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from compass.traces.models import DurationModel
 LOAD_BAND = 0.05
 #: Jobs tried per step for a swap before the step sets a duration instead.
 TRIES = 8
+#: A light day's fallback lengthens the widest job of at most this many GPUs (one node): a
+#: long wide gang would hold its nodes for days.
+SINGLE_NODE_GPUS = 8
 
 
 def real_day_gpu_seconds(day: int) -> float:
@@ -55,9 +58,9 @@ def match_load(g: np.ndarray, w: np.ndarray, duration: np.ndarray, target: float
     (each GPU alike), and swaps the first one's duration that can with the job j of fewer
     GPUs whose swap lands the day's total closest to the target (a swap must bring the
     total closer). When none of them has such a partner (most long durations already sit
-    on 1-GPU jobs, or most short ones), the heaviest job (too heavy) or the widest (too
-    light) takes the duration that lands the total on the target, inside ``durations``'
-    range, and the swaps go on.
+    on 1-GPU jobs, or most short ones), the heaviest job (too heavy) or the widest job of
+    one node (too light) takes the duration that lands the total on the target, inside
+    ``durations``' range, and the swaps go on.
     """
     d = np.asarray(duration, dtype=float).copy()
     gpus = np.asarray(g, dtype=float) * np.asarray(w, dtype=float)
@@ -80,8 +83,10 @@ def match_load(g: np.ndarray, w: np.ndarray, duration: np.ndarray, target: float
                 d[i], d[j] = d[j], d[i]
                 break
         else:
-            room = d > durations.seconds[0] if heavy else d < durations.seconds[-1]
-            k = int(np.argmax(gpus * d * room)) if heavy else int(np.argmax(gpus * room))
+            if heavy:
+                k = int(np.argmax(gpus * d * (d > durations.seconds[0])))
+            else:
+                k = int(np.argmax(gpus * (d < durations.seconds[-1]) * (gpus <= SINGLE_NODE_GPUS)))
             new = float(np.clip(np.round(d[k] + (target - total) / gpus[k]),
                                 durations.seconds[0], durations.seconds[-1]))
             total += float(gpus[k] * (new - d[k]))
