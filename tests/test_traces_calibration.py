@@ -58,6 +58,10 @@ def derive() -> dict[str, object]:
     buckets = _csv("gfs_worker_bucket_shares.csv")
     out["GFS_GPU_SECONDS_SHARE_BY_WORKERS"] = dict(
         zip(buckets["worker_bucket"].astype(str), buckets["gpu_seconds_share"].astype(float)))
+    demand = _csv("gfs_demand_bucket_shares.csv")
+    demand = demand[demand["gpu_demand_bucket"] != "0"]
+    out["GFS_GPU_SECONDS_SHARE_BY_DEMAND"] = dict(
+        zip(demand["gpu_demand_bucket"].astype(str), demand["gpu_seconds_share"].astype(float)))
     rows = _csv("gfs_job_rows_shape.csv").set_index("statistic")["value"]
     out["GFS_WIDE_JOB_G8_SHARE"] = float(
         rows["share of worker_num > 30 jobs with gpu_request = 8"])
@@ -77,6 +81,18 @@ def derive() -> dict[str, object]:
     out["GFS_DURATION_MIN_MAX_S"] = (float(hp["min"]), float(hp["max"]))
     day = _csv("gfs_arrivals_by_day.csv")
     out["GFS_JOBS_BY_DAY"] = tuple(int(x) for x in day.sort_values("submit_day")["jobs"])
+    out["GFS_GPU_SECONDS_BY_DAY"] = tuple(
+        float(x) for x in day.sort_values("submit_day")["gpu_seconds"])
+    load = _csv("gfs_load.csv")
+    scalar = load[load["hour_of_day"].isna()].set_index("statistic")["value"]
+    out["GFS_WHOLE_GPU_SECONDS_SHARE"] = float(
+        scalar["whole-GPU share of submitted GPU-seconds (estimate)"])
+    out["GFS_JOBS_AT_LEAST_129_GPUS"] = int(scalar["jobs with total GPU demand >= 129"])
+    out["GFS_ACTIVE_GPUS_DAILY_CV"] = float(
+        scalar["day-to-day coefficient of variation of the daily mean GPUs active"])
+    out["GFS_ACTIVE_GPUS_MEAN"] = float(scalar["mean GPUs active (requested)"])
+    out["GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY"] = tuple(
+        float(x) for x in load.dropna(subset=["hour_of_day"]).sort_values("hour_of_day")["value"])
     hour = _csv("gfs_arrivals_by_hour_of_day.csv").sort_values("hour_of_day_relative")
     out["GFS_JOBS_BY_HOUR_OF_DAY"] = tuple(int(x) for x in hour["jobs_total"])
     out["GFS_HOUR0_MEAN_JOBS_EXCL_TRACE_HOUR0"] = float(
@@ -156,3 +172,28 @@ def test_tables_we_computed_equal_their_upstream_tables():
     assert jobs["1"] == cal.GFS_WORKER_NUM_JOBS[1]
     assert jobs["33 to 128"] == sum(n for w, n in cal.GFS_WORKER_NUM_JOBS.items()
                                     if 33 <= w <= 128)
+
+
+def test_gfs_load_rows_equal_their_upstream_tables():
+    """gfs_load.csv and the daily GPU-seconds from the shipped upstream tables."""
+    tables = f"{ROWS}/outputs_extra/tables"
+    daily = pd.read_csv(data_file(f"{tables}/daily_capacity_pressure.csv"))
+    assert cal.GFS_GPU_SECONDS_BY_DAY == pytest.approx(tuple(daily["gpu_seconds"]), rel=1e-12)
+    assert tuple(daily["jobs"]) == cal.GFS_JOBS_BY_DAY
+    demand = pd.read_csv(data_file(f"{tables}/bucket_gpu_demand.csv")).set_index(
+        "gpu_demand_bucket")
+    assert cal.GFS_WHOLE_GPU_SECONDS_SHARE == pytest.approx(
+        1 - demand.loc["0", "gpu_seconds_share"], abs=5e-7)
+    assert cal.GFS_JOBS_AT_LEAST_129_GPUS == demand.loc["129 plus", "jobs"]
+    shares = demand["gpu_seconds_share"].drop("0")
+    assert cal.GFS_GPU_SECONDS_SHARE_BY_DEMAND == pytest.approx(dict(shares), abs=5e-7)
+    hourly = pd.read_csv(data_file(f"{tables}/hourly_concurrency.csv"))
+    day, hour = hourly["hour"] // 24, hourly["hour"] % 24
+    kept = hourly[(day >= 7) & (day <= 183)]
+    by_hour = kept.groupby(hour[kept.index])["gpus_active_requested"].mean()
+    assert cal.GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY == pytest.approx(
+        tuple(by_hour / by_hour.mean()), abs=5e-7)
+    daily_mean = kept.groupby(day[kept.index])["gpus_active_requested"].mean()
+    assert cal.GFS_ACTIVE_GPUS_DAILY_CV == pytest.approx(
+        daily_mean.std() / daily_mean.mean(), abs=5e-7)
+    assert cal.GFS_ACTIVE_GPUS_MEAN == pytest.approx(daily_mean.mean(), abs=0.05)

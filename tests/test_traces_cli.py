@@ -43,7 +43,9 @@ def test_stats_show_the_gfs_joints_targets(tmp_path, capsys):
     assert main(["trace", "stats", str(trace), "--eta", "0.9"]) == 0
     out = capsys.readouterr().out
     for row in ("share of w > 30 jobs at g = 8", "widest 1-GPU gang", "job share with w 9 to 32",
-                "GPU-time share of jobs with w 33 to 128"):
+                "GPU-time share of jobs with w 33 to 128",
+                "GPU-time share of jobs with 5 to 8 GPUs",
+                "largest |day GPU-seconds / real day's - 1|", "share of jobs with >= 129 GPUs"):
         assert row in out, row
     main(["trace", "synth", "--kind", "gfs-synth-indep", "--days", "2", "--out", str(trace)])
     assert main(["trace", "stats", str(trace), "--eta", "0.9"]) == 0

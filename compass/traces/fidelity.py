@@ -21,17 +21,26 @@ import pandas as pd
 
 from compass.traces import calibration as cal
 from compass.traces import physmix
+from compass.traces.load import real_day_gpu_seconds
 from compass.traces.models import (
     WIDE_JOB_INSTANCES,
     Buckets,
     SizeModel,
     TraceModel,
     bucket_range,
+    gfs_demand_shares,
     table1_targets,
     trace_model,
     venus_gpu_time_targets,
 )
-from compass.traces.synthetic import KINDS, MODEL_OF, SYNTHETIC_PREFIX, TRACE_OF, wcc_stress_rate
+from compass.traces.synthetic import (
+    KINDS,
+    LOAD_MATCHED,
+    MODEL_OF,
+    SYNTHETIC_PREFIX,
+    TRACE_OF,
+    wcc_stress_rate,
+)
 from compass.traces.windows import (
     DAY_SECONDS,
     TABLE1_CLASSES,
@@ -108,15 +117,17 @@ def _gpu_time_share_sd(model: TraceModel, buckets: Buckets, n: int) -> dict[str,
     """Delta-method standard error of each bucket's GPU-time share over n jobs of ``model``."""
     sizes, coupling = model.sizes, model.coupling
     index = buckets.of(sizes.g, sizes.w)
-    if coupling is not None and coupling.buckets != buckets:
-        raise ValueError("the model's coupling uses other buckets")
-    moments = np.array([[coupling.moment(model.durations, b, k) if coupling is not None
-                         else model.durations.partial_mean(0.0, 1.0, k)
-                         for k in (1, 2)] for b in range(len(buckets.labels))])
+    if coupling is None:
+        moments = np.array([[model.durations.partial_mean(0.0, 1.0, k) for k in (1, 2)]])
+        own = np.zeros(sizes.p.size, dtype=np.int64)
+    else:
+        moments = np.array([[coupling.moment(model.durations, b, k) for k in (1, 2)]
+                            for b in range(len(coupling.buckets.labels))])
+        own = coupling.buckets.of(sizes.g, sizes.w)
     gpus = sizes.g * sizes.w
-    mass = sizes.p * gpus * moments[index, 0]
+    mass = sizes.p * gpus * moments[own, 0]
     shares = np.bincount(index, weights=mass, minlength=len(buckets.labels)) / mass.sum()
-    second = sizes.p * gpus**2 * moments[index, 1]
+    second = sizes.p * gpus**2 * moments[own, 1]
     out = {}
     for b, label in enumerate(buckets.labels):
         var = float((second * ((index == b) - shares[b]) ** 2).sum())
@@ -243,6 +254,73 @@ def _gfs_shapes(base: pd.DataFrame, model: TraceModel) -> list[Check]:
               float(one_gpu.max(initial=0)), 0.0, "GFS_MAX_WORKERS_AT_G1", rule="at_most"),
         *_gpu_time_checks(base, model, buckets, cal.GFS_GPU_SECONDS_SHARE_BY_WORKERS,
                           "w {}", "GFS_GPU_SECONDS_SHARE_BY_WORKERS"),
+        *_gpu_time_checks(base, model, Buckets("gpus", tuple(gfs_demand_shares())),
+                          gfs_demand_shares(), "{} GPUs", "GFS_GPU_SECONDS_SHARE_BY_DEMAND"),
+    ]
+
+
+#: Jobs of at least this many GPUs are the very wide gangs counted per day.
+VERY_WIDE_GPUS = 256
+#: Share of the real day's GPU-seconds a gfs-synth day may miss by (``compass.traces.load``).
+LOAD_TOLERANCE = 0.15
+#: Hour-of-day profile of GPUs active: largest allowed |generated - real| of profile / mean.
+CONCURRENCY_PROFILE_TOLERANCE = 0.08
+#: Concurrency statistics skip the first days (the synthetic trace starts empty) and need
+#: this many days after them.
+CONCURRENCY_WARMUP_DAYS = 7
+CONCURRENCY_MIN_DAYS = 28
+
+
+def active_gpus_by_hour(frame: pd.DataFrame) -> np.ndarray:
+    """GPUs requested by the jobs active (submitted, not yet ended) at each whole hour from
+    0 to the last submission, as the real hourly_concurrency table counts them."""
+    gpus = (frame["num_instances"] * frame["gpus_per_instance"]).to_numpy(dtype=float)
+    start = frame["submit_time"].to_numpy(dtype=float)
+    end = start + frame["duration"].to_numpy(dtype=float)
+    hours = np.arange(int(start.max() // 3600) + 1) * 3600.0
+    by_start, by_end = np.argsort(start), np.argsort(end)
+    started = np.concatenate([[0.0], np.cumsum(gpus[by_start])])
+    ended = np.concatenate([[0.0], np.cumsum(gpus[by_end])])
+    return (started[np.searchsorted(start[by_start], hours, side="right")]
+            - ended[np.searchsorted(end[by_end], hours, side="right")])
+
+
+def load_checks(frame: pd.DataFrame) -> list[Check]:
+    """gfs-synth's load beside the real aggregates: GPU-seconds per day, very wide gangs per
+    day, and (on traces of CONCURRENCY_MIN_DAYS days past the warm-up) the shape of the
+    hourly concurrency."""
+    day = np.floor(frame["submit_time"].to_numpy() / DAY_SECONDS).astype(np.int64)
+    gpus = (frame["num_instances"] * frame["gpus_per_instance"]).to_numpy()
+    load = pd.Series(gpus * frame["duration"].to_numpy(dtype=float)).groupby(day).sum()
+    ratio = np.array([load[d] / real_day_gpu_seconds(int(d)) for d in load.index])
+    wide = cal.GFS_JOBS_AT_LEAST_129_GPUS / (cal.GFS_TOTAL_JOBS - cal.GFS_FRACTIONAL_GPU_JOBS)
+    source = "GFS_GPU_SECONDS_BY_DAY x GFS_WHOLE_GPU_SECONDS_SHARE"
+    checks = [
+        Check("largest |day GPU-seconds / real day's - 1|", 0.0,
+              float(np.abs(ratio - 1).max()), LOAD_TOLERANCE, source),
+        Check("share of jobs with >= 129 GPUs", wide, float((gpus >= 129).mean()),
+              _binomial(wide, gpus.size, 0.001), "GFS_JOBS_AT_LEAST_129_GPUS"),
+        Check(f"share of jobs with >= {VERY_WIDE_GPUS} GPUs, at most the real 129+ share",
+              wide, float((gpus >= VERY_WIDE_GPUS).mean()), 0.0,
+              "GFS_JOBS_AT_LEAST_129_GPUS", rule="at_most"),
+    ]
+    first = int(day.min()) + CONCURRENCY_WARMUP_DAYS
+    if int(day.max()) - first + 1 < CONCURRENCY_MIN_DAYS:
+        return checks
+    active = active_gpus_by_hour(frame)
+    hour = np.arange(active.size)
+    kept = (hour // 24 >= first) & (hour // 24 < int(day.max()))
+    profile = np.bincount(hour[kept] % 24, weights=active[kept], minlength=24)
+    profile = profile / profile.mean()
+    daily = active[kept][: (kept.sum() // 24) * 24].reshape(-1, 24).mean(axis=1)
+    real = np.array(cal.GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY)
+    return checks + [
+        Check("hour-of-day profile of GPUs active, largest |generated - real| (x mean)", 0.0,
+              float(np.abs(profile - real).max()), CONCURRENCY_PROFILE_TOLERANCE,
+              "GFS_ACTIVE_GPUS_BY_HOUR_OF_DAY"),
+        Check("day-to-day variation of daily mean GPUs active (CV)",
+              cal.GFS_ACTIVE_GPUS_DAILY_CV, float(daily.std(ddof=1) / daily.mean()),
+              cal.GFS_ACTIVE_GPUS_DAILY_CV, "GFS_ACTIVE_GPUS_DAILY_CV"),
     ]
 
 
@@ -277,6 +355,7 @@ def calibration_checks(frame: pd.DataFrame) -> pd.DataFrame:
             *_arrival_checks(frame, model, f"{trace.upper()} arrivals by day/hour"),
             _wcc_days(frame, trace),
             *_table2_days(frame, trace),
+            *(load_checks(frame) if kind in LOAD_MATCHED else []),
         ]
     table = pd.DataFrame([asdict(c) for c in checks])
     table["ok"] = [c.ok for c in checks]

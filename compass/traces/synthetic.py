@@ -3,7 +3,9 @@
 Each day is planned, then generated from the calibrated models (``compass.traces.models``):
 its job count is the calibrated count of that calendar day, shapes come from the trace's
 joint (g, w) pmf, durations from its duration model (depending on shape through the model's
-coupling), arrivals follow the hour-of-day profile. ``gfs-synth-indep`` is the earlier GFS
+coupling), arrivals follow the hour-of-day profile. ``gfs-synth`` then re-pairs each day's
+durations with its shapes so the day submits the real day's GPU-seconds (within 5 %;
+``compass.traces.load``). ``gfs-synth-indep`` is the earlier GFS
 generator (width independent of g inside Table 1's classes, durations independent of shape),
 kept for workload-sensitivity comparisons; it draws from the same random streams as
 ``gfs-synth``, so both have the same days, job counts and arrival times. Three kinds of day:
@@ -34,6 +36,7 @@ import pandas as pd
 
 from compass.traces import calibration as cal
 from compass.traces import physmix
+from compass.traces.load import match_load, real_day_gpu_seconds
 from compass.traces.models import SizeModel, TraceModel, trace_model
 from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
 from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances
@@ -56,7 +59,10 @@ TRACE_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs"
 #: Random-stream id per kind: gfs-synth-indep shares gfs-synth's streams (paired traces, and
 #: the same output as the earlier gfs-synth for a seed).
 _KIND_ID = {"venus-synth": 0, "gfs-synth": 1, "physmix": 2, "gfs-synth-indep": 1}
-_PURPOSE = {"plan": 0, "shape": 1, "duration": 2, "arrival": 3, "composition": 4, "stress": 5}
+_PURPOSE = {"plan": 0, "shape": 1, "duration": 2, "arrival": 3, "composition": 4, "stress": 5,
+            "load": 6}
+#: Kinds whose days carry the real day's submitted GPU-seconds (``compass.traces.load``).
+LOAD_MATCHED = ("gfs-synth",)
 
 
 @dataclass(frozen=True)
@@ -203,6 +209,9 @@ def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
             g = _match_composition(g, w, plan.composition, sizes,
                                    _rng(seed, kind, day, "composition"))
         duration = model.sample_durations(_rng(seed, kind, day, "duration"), g, w)
+        if kind in LOAD_MATCHED:
+            duration = match_load(g, w, duration, real_day_gpu_seconds(day), model.durations,
+                                  _rng(seed, kind, day, "load"))
         workload = None
         hours = model.arrivals.hours_on(day)
     hour = arrival.choice(24, size=n, p=hours)
