@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compass.traces import calibration as cal
@@ -63,6 +63,8 @@ def test_minimum_kl_equals_ipf_on_margin_constraints(seed):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000))
+@example(2037)  # a Newton step that shrank the gap but raised the dual stalled at a vertex
+@example(673)
 def test_minimum_kl_beats_every_other_feasible_pmf(seed):
     """Moving along the constraints' null space (staying feasible) never lowers the KL."""
     rng = np.random.default_rng(seed)

@@ -55,11 +55,13 @@ def minimum_kl(prior: np.ndarray, features: np.ndarray, targets: np.ndarray,
         step = np.linalg.lstsq(hessian, -gap, rcond=1e-12)[0]
         value, norm = log_z - lam @ b, np.abs(gap).max()
         t = 1.0
-        while t > 1e-12:  # backtrack until the dual falls or, near the optimum where the dual
-            trial = lam + t * step  # is flat to rounding, the largest gap shrinks
+        flat = 1e-12 * max(1.0, abs(value))  # rounding of the dual's value
+        while t > 1e-12:  # backtrack until the dual falls enough (Armijo) or, near the optimum
+            trial = lam + t * step  # where the dual is flat to rounding, the largest gap shrinks
             q_t, log_z_t = _tilted(p0, A, trial)
-            if (log_z_t - trial @ b <= value + 1e-4 * t * (gap @ step)
-                    or np.abs(A @ q_t - b).max() < norm):
+            dual = log_z_t - trial @ b
+            if (dual <= value + 1e-4 * t * (gap @ step)
+                    or (dual <= value + flat and np.abs(A @ q_t - b).max() < norm)):
                 break
             t /= 2
         lam, q, log_z = trial, q_t, log_z_t
