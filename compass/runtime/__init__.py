@@ -113,8 +113,8 @@ def run_physical(
 
     ``trace``: a canonical frame, a canonical CSV path, "physmix" (SYNTHETIC Phys-Mix,
     first ``max_jobs`` or PHYSMIX_QUICK_JOBS jobs) or "physmix-migrate" (SYNTHETIC, the
-    10 jobs of ``compass.traces.physmix_migrate``, which make COMPASS-ABS migrate). ``time_scale``: trace seconds per wall
-    second; a job trains ``ceil(duration x steps_per_trace_second)`` steps paced over
+    10 jobs of ``compass.traces.physmix_migrate``, which make COMPASS-ABS migrate).
+    ``time_scale``: trace seconds per wall second; a job trains ``ceil(duration x steps_per_trace_second)`` steps paced over
     ``duration / time_scale`` wall seconds. ``address``: attach to this Ray cluster instead
     of emulating ``nodes`` x ``gpus_per_node`` locally. ``workdir`` holds the journal and
     the checkpoints (shared storage on a real cluster; default: a new folder under
@@ -203,5 +203,5 @@ def _digest(frame: pd.DataFrame) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-__all__ = ["PHYSMIX", "PHYSMIX_MIGRATE", "PHYSMIX_QUICK_JOBS", "Device", "PhysicalResult", "physmix_trace",
-           "run_physical"]
+__all__ = ["PHYSMIX", "PHYSMIX_MIGRATE", "PHYSMIX_QUICK_JOBS", "Device", "PhysicalResult",
+           "physmix_trace", "run_physical"]
