@@ -114,8 +114,9 @@ def run_physical(
     ``trace``: a canonical frame, a canonical CSV path, "physmix" (SYNTHETIC Phys-Mix,
     first ``max_jobs`` or PHYSMIX_QUICK_JOBS jobs) or "physmix-migrate" (SYNTHETIC, the
     10 jobs of ``compass.traces.physmix_migrate``, which make COMPASS-ABS migrate).
-    ``time_scale``: trace seconds per wall second; a job trains ``ceil(duration x steps_per_trace_second)`` steps paced over
-    ``duration / time_scale`` wall seconds. ``address``: attach to this Ray cluster instead
+    ``time_scale``: trace seconds per wall second; a job trains
+    ``ceil(duration x steps_per_trace_second)`` steps paced over ``duration / time_scale``
+    wall seconds. ``address``: attach to this Ray cluster instead
     of emulating ``nodes`` x ``gpus_per_node`` locally. ``workdir`` holds the journal and
     the checkpoints (shared storage on a real cluster; default: a new folder under
     ``results/physical/work/``); ``resume=True`` continues the run journaled there after a
