@@ -11,13 +11,16 @@ arrivals a few minutes apart, durations of 30 to 120 minutes, were replayed by
 * the simulator migrates at least 5 times and the queue waits (AFR and AGU are defined);
 * the same holds, with at least 4 migrations, when every job runs up to 25 minutes longer
   and each migration costs 10 to 45 minutes (20 random draws): a physical run at
-  ``TIME_SCALE`` = 60 (one trace minute per wall second) adds up to 25 s of actor
-  start-up per job and 10-45 s per checkpoint-restart on a loaded 2-core machine, which
-  shifts departures; the decisions must survive that.
+  ``TIME_SCALE`` = 60 (one trace minute per wall second) adds actor start-up to each job
+  and a checkpoint-restart latency to each migration, which shift departures; the
+  decisions must survive that.
 
-The list below migrates 9 times in the simulator at c = 25 min (8 to 9 under every
-perturbation): Place, Remove and Compact's repair move jobs 0 (three times), 1 (twice), 2,
-5, 6 and 8. Shapes and families are Phys-Mix templates; the times are ours.
+The list below migrates 9 times in the simulator at c = 25 min: Place, Remove and
+Compact's repair move jobs 0 (three times), 1 (twice), 2, 5, 6 and 8. It keeps at least 4
+migrations under delays of up to 160 minutes per job and costs of 6 to 70 minutes, the
+start-up and latencies measured on a 2-core machine under a load of 10
+(tests/test_runtime_scenario.py). Shapes and families are Phys-Mix templates; the times
+are ours.
 """
 
 from __future__ import annotations
