@@ -16,7 +16,7 @@ ray = pytest.importorskip("ray", reason="physical mode needs the 'runtime' extra
 
 from compass.experiments.physical import simulator_twin, twin_comparison  # noqa: E402
 from compass.runtime import PHYSMIX_MIGRATE, run_physical  # noqa: E402
-from compass.runtime.worker import NAMESPACE, node_resource  # noqa: E402
+from compass.runtime.engine import start_local  # noqa: E402
 from compass.traces.physmix_migrate import NODES, TIME_SCALE  # noqa: E402
 
 CI_JOBS = 6
@@ -24,8 +24,7 @@ CI_JOBS = 6
 
 @pytest.fixture(scope="module", autouse=True)
 def emulated_testbed():
-    ray.init(num_cpus=2, num_gpus=0, include_dashboard=False, namespace=NAMESPACE,
-             resources={node_resource(n): 8 for n in range(NODES)})
+    start_local(NODES, 8, num_cpus=2)
     yield
     ray.shutdown()
 
