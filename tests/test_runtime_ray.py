@@ -19,8 +19,9 @@ from compass.cluster import ClusterState  # noqa: E402
 from compass.dispatch import Dispatcher  # noqa: E402
 from compass.records import JOB_COLUMNS, TIMELINE_COLUMNS  # noqa: E402
 from compass.runtime import run_physical  # noqa: E402
+from compass.runtime.engine import start_local  # noqa: E402
 from compass.runtime.journal import Journal  # noqa: E402
-from compass.runtime.worker import NAMESPACE, node_resource  # noqa: E402
+from compass.runtime.worker import NAMESPACE  # noqa: E402
 from compass.schedulers import create  # noqa: E402
 from compass.traces import jobs_from_frame, validate_trace  # noqa: E402
 
@@ -34,8 +35,7 @@ FAST = {"nodes": 2, "time_scale": 2.5, "steps_per_trace_second": 1.0,
 
 @pytest.fixture(scope="module", autouse=True)
 def emulated_cluster():
-    ray.init(num_cpus=2, num_gpus=0, include_dashboard=False, namespace=NAMESPACE,
-             resources={node_resource(n): 8 for n in range(2)})
+    start_local(2, 8, num_cpus=2)
     yield
     ray.shutdown()
 
