@@ -3,7 +3,9 @@
 The ``physical`` rule runs the profile's Phys-Mix jobs as PyTorch training on Ray
 (``compass.runtime``) under each scheduler and writes ``results/<profile>/physical/``.
 Everything here is measured on the machine that ran it (emulated nodes train on CPU), so it
-varies from run to run; the label says so.
+varies from run to run; the label says so. Each run is set beside its simulator twin
+(``simulator_twin``: the same jobs, as long as the run held them, each migration charged
+the measured mean latency), which it must match within ``TwinTolerance``.
 """
 
 from __future__ import annotations
