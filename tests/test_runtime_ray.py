@@ -170,7 +170,8 @@ def test_an_unreadable_checkpoint_restarts_from_the_previous_one_or_from_scratch
         saboteur.join()
     _assert_complete(result)
     assert result.jobs["restarts"].tolist() == [1, 1]
-    faults = result.checkpoint_faults
+    # rows in the order the restarts came up, which the load decides: by job, then file
+    faults = result.checkpoint_faults.sort_values(["job_id", "file"]).reset_index(drop=True)
     assert faults["job_id"].tolist() == [0, 1, 1] and (faults["generation"] == 2).all()
     assert faults["file"].str.endswith(("job-0.pt", "job-1.pt", "job-1.pt.prev")).all()
     assert faults["resumed_from"].tolist() == ["previous", "scratch", "scratch"]
@@ -178,7 +179,7 @@ def test_an_unreadable_checkpoint_restarts_from_the_previous_one_or_from_scratch
     assert restored[0] > 0 and faults["step"].iloc[0] == restored[0] and restored[1] == 0
     assert result.summary["corrupt_checkpoints"] == 3
     logged = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
-    assert len(logged) == 3 and "resumed from scratch" in logged[-1]
+    assert len(logged) == 3 and sum("resumed from scratch" in m for m in logged) == 2
 
 
 class ControllerCrash(RuntimeError):
