@@ -398,7 +398,7 @@ def cmd_trace_verify(args: argparse.Namespace) -> int:
 
 def cmd_run_physical(args: argparse.Namespace) -> int:
     """Run a trace as real training jobs on Ray (emulated nodes unless --address)."""
-    from compass.runtime import PHYSMIX, run_physical
+    from compass.runtime import PHYSMIX, PHYSMIX_MIGRATE, run_physical
     from compass.runtime.journal import JournalError
 
     if args.resume and not args.workdir:
@@ -408,7 +408,7 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
                          "--force-new starts another: pass one of them")
     # refuse a bad --param before Ray starts
     _scheduler(args.scheduler, args.seed, args.param, args.nodes, args.gpus_per_node)
-    trace = args.trace if args.trace == PHYSMIX else _trace_arg(args.trace)
+    trace = args.trace if args.trace in (PHYSMIX, PHYSMIX_MIGRATE) else _trace_arg(args.trace)
     try:
         result = run_physical(
             trace, args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
@@ -444,7 +444,9 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
 def _add_physical_command(sub: argparse._SubParsersAction) -> None:
     r = _command(sub, "run-physical", "run a trace as real PyTorch jobs on Ray (sec. 5.1)")
     r.add_argument("--trace", default="physmix",
-                   help=f"'physmix' (SYNTHETIC Phys-Mix), '{DEMO_TRACE}' or a canonical CSV")
+                   help=f"'physmix' (SYNTHETIC Phys-Mix), 'physmix-migrate' (SYNTHETIC, jobs "
+                        f"that make COMPASS-ABS migrate; use --time-scale 60), '{DEMO_TRACE}' "
+                        "or a canonical CSV")
     _add_scheduler_option(r, "compass-abs")
     _add_param_option(r)
     r.add_argument("--nodes", type=POSITIVE_INT, default=4, help="nodes of the cluster")

@@ -59,3 +59,32 @@ def test_a_refused_work_directory_is_a_clear_error(tmp_path, capsys, files, flag
     assert main(["run-physical", "--workdir", str(tmp_path), "--quiet", *flags]) == 2
     err = capsys.readouterr().err
     assert says in err and str(tmp_path) in err and "--force-new" in err
+
+
+def test_a_local_ray_start_that_times_out_is_tried_again(monkeypatch):
+    """Ray gives its raylet a fixed 30 s; on a busy machine start_local tries again."""
+    pytest.importorskip("ray")
+    from compass.runtime import engine
+
+    calls = []
+
+    def init(fail_first, message):
+        def fake(**kw):
+            calls.append(kw["resources"])
+            if sum(c != "shutdown" for c in calls) <= fail_first:
+                raise Exception(message)
+        return fake
+
+    monkeypatch.setattr(engine.ray, "shutdown", lambda: calls.append("shutdown"))
+    timeout = "The current node timed out during startup. This could happen because ..."
+    monkeypatch.setattr(engine.ray, "init", init(engine.LOCAL_START_TRIES - 1, timeout))
+    engine.start_local(4, 8, num_cpus=2)
+    resources = {f"compass_node_{n}": 8 for n in range(4)}
+    assert calls == [resources, "shutdown"] * (engine.LOCAL_START_TRIES - 1) + [resources]
+    for fail_first, message in ((engine.LOCAL_START_TRIES, timeout), (1, "another error")):
+        calls.clear()
+        monkeypatch.setattr(engine.ray, "init", init(fail_first, message))
+        with pytest.raises(Exception, match=message.split(".")[0]):
+            engine.start_local(4, 8)
+        tries = engine.LOCAL_START_TRIES if message == timeout else 1
+        assert calls.count("shutdown") == tries

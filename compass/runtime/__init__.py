@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: ``trace`` value of ``run_physical`` for the synthetic Phys-Mix workload (section 5.3)
 PHYSMIX = "physmix"
+#: ``trace`` value of ``run_physical`` for Phys-Mix-migrate, the scenario that makes
+#: COMPASS-ABS migrate (``compass.traces.physmix_migrate``; run it at ``time_scale=60``)
+PHYSMIX_MIGRATE = "physmix-migrate"
 #: Phys-Mix jobs of the embedded default run (the first ones of day 0, FIFO order)
 PHYSMIX_QUICK_JOBS = 12
 #: where instances train: "auto" is CUDA when the Ray cluster has GPUs, else CPU
@@ -108,10 +111,12 @@ def run_physical(
 ) -> PhysicalResult:
     """Run ``trace`` under ``scheduler`` as real training jobs on Ray; return the records.
 
-    ``trace``: a canonical frame, a canonical CSV path, or "physmix" (SYNTHETIC Phys-Mix,
-    first ``max_jobs`` or PHYSMIX_QUICK_JOBS jobs). ``time_scale``: trace seconds per wall
-    second; a job trains ``ceil(duration x steps_per_trace_second)`` steps paced over
-    ``duration / time_scale`` wall seconds. ``address``: attach to this Ray cluster instead
+    ``trace``: a canonical frame, a canonical CSV path, "physmix" (SYNTHETIC Phys-Mix,
+    first ``max_jobs`` or PHYSMIX_QUICK_JOBS jobs) or "physmix-migrate" (SYNTHETIC, the
+    10 jobs of ``compass.traces.physmix_migrate``, which make COMPASS-ABS migrate).
+    ``time_scale``: trace seconds per wall second; a job trains
+    ``ceil(duration x steps_per_trace_second)`` steps paced over ``duration / time_scale``
+    wall seconds. ``address``: attach to this Ray cluster instead
     of emulating ``nodes`` x ``gpus_per_node`` locally. ``workdir`` holds the journal and
     the checkpoints (shared storage on a real cluster; default: a new folder under
     ``results/physical/work/``); ``resume=True`` continues the run journaled there after a
@@ -136,11 +141,15 @@ def run_physical(
             raise
         raise ImportError(f"{_INSTALL_HINT} ({err})") from err
 
-    physmix = isinstance(trace, str) and trace == PHYSMIX
-    run = prepare_run(physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed) if physmix else trace,
-                      scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                      scheduler_params=scheduler_params, max_jobs=max_jobs,
-                      label=PHYSMIX if physmix else None)
+    named = trace if isinstance(trace, str) and trace in (PHYSMIX, PHYSMIX_MIGRATE) else None
+    if named == PHYSMIX:
+        trace = physmix_trace(max_jobs or PHYSMIX_QUICK_JOBS, seed)
+    elif named == PHYSMIX_MIGRATE:
+        from compass.traces.physmix_migrate import physmix_migrate
+
+        trace = physmix_migrate()
+    run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
+                      scheduler_params=scheduler_params, max_jobs=max_jobs, label=named)
     frame, policy = run.frame, run.scheduler
     config = ControllerConfig(time_scale=time_scale, steps_per_trace_second=steps_per_trace_second,
                               checkpoint_interval_s=checkpoint_interval_s, seed=seed,
@@ -195,5 +204,5 @@ def _digest(frame: pd.DataFrame) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-__all__ = ["PHYSMIX", "PHYSMIX_QUICK_JOBS", "Device", "PhysicalResult", "physmix_trace",
-           "run_physical"]
+__all__ = ["PHYSMIX", "PHYSMIX_MIGRATE", "PHYSMIX_QUICK_JOBS", "Device", "PhysicalResult",
+           "physmix_trace", "run_physical"]

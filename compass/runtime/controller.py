@@ -258,9 +258,10 @@ class Controller:
         """
         for job_id in job_ids:  # finish measuring a previous restart of the job first
             gang = self.gangs[job_id]
-            if gang.start_refs is not None:
+            if gang.start_refs is not None:  # a start may take minutes on a loaded machine
+                left = gang.launched_wall + self.config.start_timeout_s - time.time()
                 ray.wait(gang.start_refs, num_returns=len(gang.start_refs),
-                         timeout=self.config.poll_timeout_s)
+                         timeout=max(left, self.config.poll_timeout_s))
                 self._check_start(gang)
         t0 = time.time()
         refs = {job_id: [a.stop.remote() for a in self.gangs[job_id].actors]

@@ -34,6 +34,30 @@ class RayCluster:
     address: str | None
 
 
+#: tries at starting a local Ray instance (``start_local``)
+LOCAL_START_TRIES = 3
+
+
+def start_local(nodes: int, gpus_per_node: int, num_cpus: int | None = None) -> None:
+    """Start a local Ray instance emulating ``nodes`` x ``gpus_per_node``.
+
+    Ray gives its raylet a fixed 30 s to register; on a machine whose cores are all busy it
+    may miss that ("The current node timed out during startup"), so a failed start is shut
+    down and tried again, up to ``LOCAL_START_TRIES`` times."""
+    for attempt in range(1, LOCAL_START_TRIES + 1):
+        try:
+            ray.init(num_cpus=num_cpus or os.cpu_count() or 1, num_gpus=0,
+                     include_dashboard=False, namespace=NAMESPACE,
+                     logging_level=logging.WARNING,
+                     resources={node_resource(n): gpus_per_node for n in range(nodes)})
+            return
+        except Exception as err:  # Ray raises a bare Exception for the start-up timeout
+            ray.shutdown()
+            if attempt == LOCAL_START_TRIES or "timed out during startup" not in str(err):
+                raise
+            logging.getLogger(__name__).warning("Ray did not start (%s); trying again", err)
+
+
 @contextmanager
 def connect(nodes: int, gpus_per_node: int, address: str | None = None,
             device: Device = "auto") -> Iterator[RayCluster]:
@@ -46,9 +70,7 @@ def connect(nodes: int, gpus_per_node: int, address: str | None = None,
     if owned and address:
         ray.init(address=address, namespace=NAMESPACE, logging_level=logging.WARNING)
     elif owned:
-        ray.init(num_cpus=os.cpu_count() or 1, num_gpus=0, include_dashboard=False,
-                 namespace=NAMESPACE, logging_level=logging.WARNING,
-                 resources={node_resource(n): gpus_per_node for n in range(nodes)})
+        start_local(nodes, gpus_per_node)
     try:
         resources = ray.cluster_resources()
         missing = [n for n in range(nodes) if resources.get(node_resource(n), 0) < gpus_per_node]
