@@ -225,17 +225,46 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
     assert jobs == {"simulate": "1", "collect_runs": "1"}
 
 
+#: Runs snakemake as on a machine without the runtime extra: the plan looks for a module
+#: that does not exist instead of Ray and PyTorch (CI also runs the suite without the extra).
+WITHOUT_RUNTIME = ("import sys, compass.experiments.pipeline as p; "
+                   "p.RUNTIME_MODULES = ('compass_absent_runtime',); "
+                   "sys.argv[0] = 'snakemake'; from snakemake.cli import main; main()")
+
+
+def planned_jobs(text: str) -> dict[str, int]:
+    """The rule -> count lines of a dry run's "Job stats" table."""
+    lines = text[text.index("Job stats:"):].splitlines()[3:]
+    jobs = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit() or parts[0] == "total":
+            break
+        jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+RUNTIME = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
+
+
+@pytest.mark.parametrize("runtime", [
+    pytest.param(True, marks=pytest.mark.skipif(not RUNTIME, reason="runtime extra not "
+                                                 "installed: pip install -e '.[runtime]'")),
+    False])
 @pytest.mark.parametrize("profile", ["quick", "medium", "full"])
-def test_every_profile_plans(tmp_path, profile):
+def test_every_profile_plans(tmp_path, profile, runtime):
     """A dry run of the other profiles builds their whole DAG (e.g. free text in a profile
-    is not taken for a wildcard; the full profile plans its physical runs, or says it skips
-    them without the runtime extra)."""
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+    is not taken for a wildcard; the full profile plans its physical step with the runtime
+    extra, and without it plans none and says it skips it), with or without the extra."""
+    start = ([sys.executable, "-m", "snakemake"] if runtime else
+             [sys.executable, "-c", WITHOUT_RUNTIME])
+    cmd = [*start, "--snakefile", str(ROOT / "Snakefile"),
            "--directory", str(tmp_path), "--cores", "1", "--dry-run", "--quiet", "rules",
            "--configfile", str(ROOT / "config" / f"{profile}.yaml")]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
-    assert ("physical" in done.stdout) == (profile == "full" and runtime)
+    jobs = planned_jobs(done.stdout + done.stderr)
+    assert jobs.get("simulate", 0) > 0 and jobs.get("report") == 1, jobs
+    assert ("physical" in jobs) == (profile == "full" and runtime)
     skipped = "SKIPPED: the physical step" in done.stdout + done.stderr
     assert skipped == (profile == "full" and not runtime)
