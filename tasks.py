@@ -8,12 +8,16 @@
     python3 tasks.py env     # only create .venv and install
     python3 tasks.py lock    # regenerate requirements.lock from pyproject.toml's ranges
                              # (keeps pins still in range; `lock --upgrade`: newest of all)
+                             # and environment.yml (conda) from the same ranges
 
 Each task first creates ``.venv`` and installs the package with its ``dev`` and ``pipeline``
 extras, once (again when pyproject.toml or the lock changes): the exact versions of
 ``requirements.lock`` (hash-checked) by default, pyproject's ranges with ``--unlocked``.
 ``--physical`` also installs the physical mode (``torch==2.13.0``, then the ``runtime``
 extra: Ray). Options go before or right after the task: ``python3 tasks.py env --physical``.
+The environment lives in ``.venv`` unless ``COMPASS_VENV`` names another folder (relative to
+the repository), e.g. ``COMPASS_VENV=.venv-physical python3 tasks.py test --physical``: CI
+tests a newcomer's install and the physical one side by side, each from a clean folder.
 """
 
 from __future__ import annotations
@@ -21,17 +25,19 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
+VENV = ROOT / os.environ.get("COMPASS_VENV", ".venv")
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
 PHYSICAL_STAMP = VENV / ".installed-physical"
 LOCK = ROOT / "requirements.lock"
+ENVIRONMENT = ROOT / "environment.yml"
 QUICK = ROOT / "config" / "quick.yaml"  # the README's run: the quick profile
 #: the lock holds the wheels' hashes for this interpreter and platform (pip-compile's markers)
 LOCK_TARGET = ("Linux", (3, 11))
@@ -120,6 +126,55 @@ def compile_lock(*options: str) -> int:
     ], cwd=ROOT, env={**os.environ, "CUSTOM_COMPILE_COMMAND": "python3 tasks.py lock"}).returncode
 
 
+#: Installed by pip inside the conda environment: Snakemake as pip installs it (conda-forge
+#: has no current one; it lives on bioconda), and the runtime extra, whose conda-forge builds
+#: differ (``pytorch``, ``ray-default``) and which a GPU cluster installs for its own CUDA.
+CONDA_PIP_ONLY = {"snakemake", "torch", "ray"}
+#: The extras environment.yml holds, in its order (all but the package itself: ``pip install
+#: -e . --no-deps`` after ``conda env create``).
+CONDA_EXTRAS = ("dev", "notebooks", "pipeline", "runtime")
+
+
+def environment_yml(project: dict) -> str:
+    """environment.yml (conda-forge) from pyproject.toml's ``[project]`` table: the runtime
+    dependencies and every extra's, with the same ranges, so that the conda route installs
+    what pip does (``tasks.py lock`` writes it; tests/test_tasks.py fails on drift)."""
+    conda, pips = [], []
+    groups = [("dependencies", project["dependencies"])]
+    groups += [(f"extra {e}", project["optional-dependencies"][e]) for e in CONDA_EXTRAS]
+    for title, requirements in groups:
+        texts = [r.replace(" ", "") for r in requirements
+                 if not r.startswith(project["name"] + "[")]  # an extra that includes another
+        here = [t for t in texts if re.match(r"[\w.-]+", t)[0] not in CONDA_PIP_ONLY]
+        conda += [f"  # {title}"] * bool(here) + [f"  - {t}" for t in here]
+        pips += [f"      - {t}" for t in texts if t not in here]
+    return "\n".join([
+        "# Generated from pyproject.toml by `python3 tasks.py lock`: do not edit (a test fails",
+        "# on drift). The ranges of pyproject.toml; the exact versions CI tests are in",
+        "# requirements.lock. conda env create -f environment.yml && conda activate compass",
+        "# && pip install --no-deps -e .  (on a GPU cluster, install the torch build matching",
+        "# its CUDA instead of pip's)",
+        "name: compass",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python{project['requires-python']}",
+        *conda,
+        "  - pip",
+        "  - pip:",
+        *pips,
+        "",
+    ])
+
+
+def write_environment() -> None:
+    """environment.yml from pyproject.toml (``tasks.py lock``)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    ENVIRONMENT.write_text(environment_yml(project))
+
+
 def run(*cmd: str) -> int:
     return subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=ROOT).returncode
 
@@ -142,6 +197,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     if task == "lock":
+        write_environment()
         return compile_lock(*rest)
     ensure_env(locked="--unlocked" not in flags, physical="--physical" in flags)
     if task == "run":
