@@ -26,6 +26,8 @@ for _name in NOTEBOOKS:
             notebook=L.notebook(_name),
             figures=reported(PLAN.figure_products(_name), REPORT_CATEGORIES[_name]),
             tables=reported(PLAN.table_products(_name), REPORT_CATEGORIES[_name]),
+        conda:
+            ENVIRONMENT
         log:
             L.log(f"notebooks/{_name}"),
         params:
@@ -45,6 +47,8 @@ rule table1:
         canonical=[c for t in PLAN.traces for c in PLAN.canonical(t)],
     output:
         reported(PLAN.table1_files, "Traces (Table 1)"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("table1"),
     params:

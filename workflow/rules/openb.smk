@@ -43,6 +43,8 @@ if OPENB is not None:
             OPENB.replay.path,
         output:
             OPENB_REPLAY,
+        conda:
+            ENVIRONMENT
         log:
             L.log("openb_replay"),
         params:
@@ -57,6 +59,8 @@ if OPENB is not None:
             [*OPENB.packing.variants.values(), OPENB.packing.node_list],
         output:
             OPENB_PACKING,
+        conda:
+            ENVIRONMENT
         log:
             L.log("openb_packing"),
         params:
@@ -77,6 +81,8 @@ if OPENB is not None:
             notebook=L.notebook(OPENB_NOTEBOOK_NAME),
             figures=reported(OPENB_FIGURES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
             tables=reported(OPENB_TABLES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
+        conda:
+            ENVIRONMENT
         log:
             L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:

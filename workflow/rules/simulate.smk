@@ -11,6 +11,8 @@ RUN = dump(PLAN.config.run.record())
 rule config_json:
     output:
         L.config,
+    conda:
+        ENVIRONMENT
     log:
         L.log("config_json"),
     params:
@@ -27,6 +29,8 @@ rule canonical_trace:
         raw=lambda wc: PLAN.raw_file(wc.trace),
     output:
         L.canonical("{trace}"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("canonical_trace/{trace}"),
     params:
@@ -41,6 +45,8 @@ rule day_table:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
         L.day_table("{trace}"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("day_table/{trace}"),
     params:
@@ -59,6 +65,8 @@ rule simulate:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
         L.root / "runs" / "{trace}" / "day{day}_s{seed}.csv",
+    conda:
+        ENVIRONMENT
     log:
         L.log("simulate/{trace}/day{day}_s{seed}"),
     wildcard_constraints:
@@ -81,6 +89,8 @@ rule collect_runs:
         [group.path(L.root) for group in PLAN.groups],
     output:
         L.runs,
+    conda:
+        ENVIRONMENT
     log:
         L.log("collect_runs"),
     localrule: True
@@ -96,6 +106,8 @@ rule case_study:
         timelines=L.case_timelines,
         jobs=L.case_jobs,
         runs=L.case_runs,
+    conda:
+        ENVIRONMENT
     log:
         L.log("case_study"),
     params:
@@ -114,6 +126,8 @@ rule nvl72:
     output:
         runs=L.nvl72,
         settings=L.nvl72_settings,
+    conda:
+        ENVIRONMENT
     log:
         L.log("nvl72"),
     params:
