@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -205,6 +206,70 @@ def test_the_html_report_shows_every_figure_and_the_claims_table(smoke):
     stems = [s for products in NOTEBOOKS.values() for s in products.figures]
     assert [s for s in stems if f"{s}.png" not in html] == []
     assert "claims.csv" in html and "paired-bootstrap interval" in html
+
+
+#: Two notebook steps (among the cheapest) run again side by side on a loaded machine.
+LOADED = ["04_wcc_coverage", "07_nvl72"]
+
+
+@pytest.fixture(scope="module")
+def loaded(smoke, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of the smoke run whose notebooks LOADED run again at once, on 2 cores, while
+    busy processes hold every core (the copy leaves the smoke run's outputs untouched)."""
+    import os
+    import shutil
+
+    copy = tmp_path_factory.mktemp("loaded") / "pipeline"
+    shutil.copytree(smoke, copy, symlinks=True)
+    folder = copy / "results" / "smoke" / "notebooks"
+    for name in LOADED:
+        (folder / f"{name}.ipynb").unlink()
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        done = snakemake(copy, "--cores", "2", "--printshellcmds",
+                         *[str(folder / f"{name}.ipynb") for name in LOADED])
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    return copy, done
+
+
+def test_two_notebook_steps_at_once_on_a_loaded_machine(loaded):
+    """Both kernels start within papermill's start-up timeout (600 s, not its default 60 s)
+    and both steps finish; the `notebook` resource lets two run at once."""
+    copy, done = loaded
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-4000:]
+    assert text.count("--start-timeout 600") == len(LOADED)
+    started = [text.index(f"rule notebook_{name}:") for name in LOADED]
+    assert max(started) < text.index("Finished job")  # both started before one finished
+    folder = copy / "results" / "smoke" / "notebooks"
+    assert all((folder / f"{name}.ipynb").is_file() for name in LOADED)
+
+
+@pytest.mark.parametrize("where", ["notebooks", "root"])
+def test_an_executed_notebook_reruns_from_its_folder_and_from_the_root(loaded, where):
+    """results/<p>/notebooks/<name>.ipynb runs again as it is (what `jupyter nbconvert
+    --execute` does) with its own folder or the run's root as the working directory: the
+    pipeline injected absolute parameters."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    copy, _ = loaded
+    folder = copy / "results" / "smoke" / "notebooks"
+    nb = nbformat.read(folder / f"{LOADED[-1]}.ipynb", 4)
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    paths = re.findall(r'^\w+ = "(.*)"$', injected.source, flags=re.M)
+    assert paths and all(Path(p).is_absolute() and Path(p).is_relative_to(copy)
+                         for p in paths), injected.source
+    cwd = folder if where == "notebooks" else copy
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)
 
 
 def test_a_rerun_redoes_only_what_is_missing(smoke):

@@ -10,6 +10,11 @@ from compass.experiments.pipeline import folder  # noqa: F401 (the rules' params
 #: runs in (.venv); docs/pipeline.md, "Conda", says what is and is not tested.
 ENVIRONMENT = str(BASE / "environment.yml")
 
+#: Seconds papermill waits for a notebook's kernel to answer (its default, 60 s, is too short
+#: where the notebook steps share a loaded machine with simulations; at most the `notebook`
+#: resource's limit of kernels start at once: profiles/default/config.yaml).
+KERNEL_START_TIMEOUT_S = 600
+
 #: Category of each notebook's products in report.html: the paper's section and figure.
 REPORT_CATEGORIES = {
     "01_overall": "6.1 Overall (Fig. 1)",
