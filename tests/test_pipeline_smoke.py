@@ -225,7 +225,7 @@ def loaded(smoke, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     for name in LOADED:
         (folder / f"{name}.ipynb").unlink()
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(2 * (os.cpu_count() or 1))]
+               for _ in range(os.cpu_count() or 1)]
     try:
         done = snakemake(copy, "--cores", "2", "--printshellcmds",
                          *[str(folder / f"{name}.ipynb") for name in LOADED])
