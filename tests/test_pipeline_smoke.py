@@ -183,19 +183,19 @@ def test_the_real_openb_experiments_ran_and_are_reported(smoke):
 
 
 def test_every_step_logs_to_the_profile_logs_folder(smoke):
-    """Each job's stderr goes to results/<profile>/logs/ (a group's start-up, batch and run
-    lines included)."""
+    """Each job's stderr goes to results/<profile>/logs/ (a simulate job's start-up, batch
+    and run lines included)."""
     logs = smoke / "results" / "smoke" / "logs"
     for name in NOTEBOOKS:
         assert (logs / "notebooks" / f"{name}.log").is_file(), name
     for step in ("config_json", "collect_runs", "case_study", "table1", "nvl72", "claims",
                  "report", "openb_replay", "openb_packing"):
         assert (logs / f"{step}.log").is_file(), step
-    groups = list((smoke / "results" / "smoke" / "runs").rglob("*.csv"))
-    group_logs = list((logs / "simulate").rglob("*.log"))
-    assert len(group_logs) == len(groups)
+    jobs = list((smoke / "results" / "smoke" / "runs").rglob("*.csv"))
+    job_logs = list((logs / "simulate").rglob("*.log"))
+    assert len(job_logs) == len(jobs)
     assert all("compass-abs" in log.read_text() and "start-up" in log.read_text()
-               for log in group_logs)
+               for log in job_logs)
 
 
 def test_the_html_report_shows_every_figure_and_the_claims_table(smoke):
@@ -275,10 +275,10 @@ def test_an_executed_notebook_reruns_from_its_folder_and_from_the_root(loaded, w
 def test_a_rerun_redoes_only_what_is_missing(smoke):
     first = snakemake(smoke, "--dry-run")
     assert "Nothing to be done" in first.stdout + first.stderr
-    # as if interrupted while simulating: one group (a sample's batches) and everything
-    # after the groups missing
+    # as if interrupted while simulating: one simulate job's CSV and everything after the
+    # jobs missing
     results = smoke / "results" / "smoke"
-    (results / "runs" / "gfs" / "day26_s1.csv").unlink()
+    (results / "runs" / "gfs" / "part1.csv").unlink()
     for done in [results / "runs.csv", results / "REPRODUCTION.md",
                  *(results / "notebooks").glob("*.ipynb")]:
         done.unlink()

@@ -59,23 +59,23 @@ rule day_table:
         "../scripts/day_table.py"
 
 
-# One job per sample (trace, day, seed): every (eta, c) batch of it, the day drawn once.
+# One job per part of a trace's samples (trace, day, seed; compass.experiments.grid.SimJob):
+# every (eta, c) batch of each, its day drawn once; Python's start-up paid once per part.
 rule simulate:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "day{day}_s{seed}.csv",
+        L.root / "runs" / "{trace}" / "part{part}.csv",
     conda:
         ENVIRONMENT
     log:
-        L.log("simulate/{trace}/day{day}_s{seed}"),
+        L.log("simulate/{trace}/part{part}"),
     wildcard_constraints:
         trace=r"[a-z0-9-]+",
-        day=r"\d+",
-        seed=r"\d+",
+        part=r"\d+",
     params:
         trace=lambda wc: PLAN.trace_json(wc.trace),
-        batches=lambda wc: PLAN.group_batches(dict(wc)),
+        samples=lambda wc: PLAN.job_samples(dict(wc)),
         run=RUN,
     resources:
         mem_mb=4000,
@@ -86,7 +86,7 @@ rule simulate:
 
 rule collect_runs:
     input:
-        [group.path(L.root) for group in PLAN.groups],
+        [job.path(L.root) for job in PLAN.jobs],
     output:
         L.runs,
     conda:
