@@ -60,6 +60,22 @@ def test_every_notebook_executed(smoke):
         assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs), name
 
 
+def test_the_run_records_its_cost(smoke, loaded):
+    """results/<p>/cost.json: each successful run's wall time, CPU seconds (Snakemake and
+    the jobs it waited for), cores and load; the loaded rerun of two notebooks rewrote it."""
+    import os
+
+    first = json.loads((smoke / "results" / "smoke" / "cost.json").read_text())
+    again = json.loads((loaded[0] / "results" / "smoke" / "cost.json").read_text())
+    for record, cores in ((first, os.cpu_count()), (again, 2)):
+        assert record["profile"] == "smoke" and record["cores"] == cores
+        assert 0 < record["cpu_s"] and 0 < record["wall_s"]
+        assert len(record["load_start"]) == len(record["load_end"]) == 3
+        assert record["machine_cores"] == os.cpu_count()
+    # the loaded run's CPU: at least its two notebooks' kernels (its burners are not its own)
+    assert again["date"] > first["date"] and again["cpu_s"] >= 2
+
+
 def test_every_figure_and_table_was_written(smoke):
     figures, tables = smoke / "results/smoke/figures", smoke / "results/smoke/tables"
     expected = table_files(tables, TABLE1)
@@ -228,7 +244,7 @@ def loaded(smoke, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
                for _ in range(os.cpu_count() or 1)]
     try:
         done = snakemake(copy, "--cores", "2", "--printshellcmds",
-                         *[str(folder / f"{name}.ipynb") for name in LOADED])
+                         *[f"results/smoke/notebooks/{name}.ipynb" for name in LOADED])
     finally:
         for burner in burners:
             burner.kill()
