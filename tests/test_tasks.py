@@ -72,3 +72,33 @@ def test_compass_venv_chooses_the_environment_folder(value, folder):
                           capture_output=True, check=True)
     venv, stamp = done.stdout.split()
     assert Path(venv) == ROOT / folder and Path(stamp).parent == ROOT / folder
+
+
+@pytest.mark.parametrize("seconds, text", [(58.4, "58 s"), (71, "1 min 11 s"),
+                                           (7376, "2 h 2 min"), (1233, "20 min 33 s")])
+def test_duration_writes_wall_times_as_the_docs_do(seconds, text):
+    assert _tasks().duration(seconds) == text
+
+
+def test_measure_writes_entries_that_replace_older_ones_of_the_same_id():
+    """`tasks.py measure ID --from cost.json`: two entries (wall, CPU) in place of older ones
+    with those ids, the rest of the file untouched, readable as YAML."""
+    yaml = pytest.importorskip("yaml")
+    tasks = _tasks()
+    text = (ROOT / "docs" / "measurements.yaml").read_text()
+    cost = {"wall_s": 75.4, "cpu_s": 1300.2, "cores": 2, "load_start": [0.1, 0.2, 0.3],
+            "load_end": [1.5, 1.0, 1.0], "date": "2026-12-04T17:00:00+00:00",
+            "commit": "abcdef1234567", "profile": "quick", "machine": "Linux x86_64"}
+    before = yaml.safe_load(text)["measurements"]
+    once = tasks.write_measurements(text, tasks.measurement_entries("quick", cost))
+    twice = tasks.write_measurements(once, tasks.measurement_entries("quick", cost))
+    assert once == twice
+    after = {e["id"]: e for e in yaml.safe_load(twice)["measurements"]}
+    assert len(after) == len(before)  # quick-wall and quick-cpu replaced, not added
+    assert after["quick-wall"]["quoted"] == ["1 min 15 s"] and after["quick-wall"]["value"] == 75
+    assert after["quick-cpu"]["quoted"] == ["1,300 CPU-seconds"]
+    assert after["quick-cpu"]["commit"] == "abcdef1" and after["quick-cpu"]["date"] == "2026-12-04"
+    unchanged = [e for e in before if not e["id"].startswith("quick-")]
+    assert [after[e["id"]] for e in unchanged] == unchanged
+    new = tasks.write_measurements(text, tasks.measurement_entries("medium-again", cost))
+    assert len(yaml.safe_load(new)["measurements"]) == len(before) + 2
