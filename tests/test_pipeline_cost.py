@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compass.experiments.cost import RunCost, commit, cpu_seconds
+from compass.experiments.cost import RunCost, commit
+from compass.experiments.runs import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 

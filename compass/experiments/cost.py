@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -21,15 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from compass.experiments.runs import cpu_seconds
+
 #: File name of the record in the profile's results folder.
 COST_FILE = "cost.json"
-
-
-def cpu_seconds() -> float:
-    """User + system CPU seconds of this process and of its children it waited for."""
-    own, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
-                                                      resource.RUSAGE_CHILDREN))
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def commit(folder: Path) -> str | None:
