@@ -205,9 +205,9 @@ def simulate_job(trace_name: str, samples: Sequence[Mapping[str, Any]],
     batches; the log gets the job's start-up and a line per batch. The CSV is written once
     all samples are done."""
     _say(f"{trace_name}: {len(samples)} samples, start-up {time.process_time():.2f} CPU-s")
-    resolved = ResolvedTrace.from_record(trace)
+    resolved, settings = ResolvedTrace.from_record(trace), RunSettings.from_record(run)
     frames = [simulate_group(RunGroup(trace_name, int(s["day"]), int(s["seed"])),
-                             s["batches"], resolved, RunSettings.from_record(run), canonical)
+                             s["batches"], resolved, settings, canonical)
               for s in samples]
     pd.concat(frames, ignore_index=True).to_csv(out, index=False)
 
