@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compass.experiments.cost import RunCost, commit
+import pytest
+
+from compass.experiments.cost import RunCost, commit, process_age
 from compass.experiments.runs import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,3 +35,15 @@ def test_commit_is_the_checkout_or_none(tmp_path):
     head = commit(ROOT)
     assert head is None or len(head) == 40  # a fresh clone has one; an export has none
     assert commit(tmp_path) is None
+
+
+def test_the_wall_time_counts_from_the_process_start():
+    """As `time` counts: a run's Python and Snakemake start-up included (Linux)."""
+    age = process_age()
+    if age is None:
+        pytest.skip("no /proc: the wall time counts from the Snakefile's parse instead")
+    done = subprocess.run([sys.executable, "-c", "import time; time.sleep(0.6); "
+                           "from compass.experiments.cost import process_age as a; print(a())"],
+                          capture_output=True, text=True, check=True, cwd=ROOT)
+    assert 0.6 <= float(done.stdout) < 30
+    assert RunCost().record("x", 1, ROOT)["wall_s"] >= round(age, 1) > 0

@@ -1,7 +1,8 @@
 """What a pipeline run cost, written beside its results: ``results/<profile>/cost.json``.
 
-The Snakefile makes a ``RunCost`` when it is parsed (the run's start) and its ``onsuccess``
-hook writes the record: wall time, CPU seconds of Snakemake and of every job it waited for
+The Snakefile makes a ``RunCost`` when it is parsed and its ``onsuccess`` hook writes the
+record: wall time since the process started (as ``time`` counts it, on Linux; elsewhere
+since the Snakefile was parsed), CPU seconds of Snakemake and of every job it waited for
 (``resource.getrusage``: the jobs' scripts, papermill and their kernels), the cores Snakemake
 was given and the machine has, and the load average at the start and at the end (a shared
 machine's load says how far the wall time is from an idle machine's). A measurement quoted
@@ -36,11 +37,22 @@ def commit(folder: Path) -> str | None:
     return (done.stdout.strip() or None) if done.returncode == 0 else None
 
 
+def process_age() -> float | None:
+    """Seconds since this process started (Linux: /proc), None where unknown."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclass
 class RunCost:
     """The start of a run: clock and load (made when the Snakefile is parsed)."""
 
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=lambda: time.monotonic() - (process_age() or 0.0))
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
     date: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
