@@ -22,11 +22,13 @@ if not workflow.overwrite_configfiles:
     configfile: str(BASE / "config" / "full.yaml")
 validate(config, str(BASE / "config" / "schema.yaml"))
 
+from compass.experiments.cost import COST_FILE, RunCost  # noqa: E402
 from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
 from compass.experiments.claims import CLAIMS_TABLE  # noqa: E402
 
+COST = RunCost()  # the run's start: results/<profile>/cost.json when it succeeds
 PLAN = make_plan(config)
 L = PLAN.layout
 CLAIMS_FILES = table_files(PLAN.tables, CLAIMS_TABLE)  # every notebook renders its claims
@@ -58,6 +60,10 @@ onstart:
 
 onerror:
     SIGNALS.finish(log)
+
+
+onsuccess:
+    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE)
 
 
 include: "workflow/rules/simulate.smk"

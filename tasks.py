@@ -6,32 +6,46 @@
     python3 tasks.py bench   # the benchmarks (writes CSVs to benchmarks/results/)
     python3 tasks.py lab     # JupyterLab on notebooks/ (extra arguments go to jupyter lab)
     python3 tasks.py env     # only create .venv and install
+    python3 tasks.py measure ID -- COMMAND...             # time COMMAND (wall, CPU, load)
+    python3 tasks.py measure ID --from results/quick/cost.json   # or take a pipeline run's
+                             # record; both write entries ID-wall and ID-cpu to
+                             # docs/measurements.yaml (replacing older ones of that ID)
     python3 tasks.py lock    # regenerate requirements.lock from pyproject.toml's ranges
                              # (keeps pins still in range; `lock --upgrade`: newest of all)
+                             # and environment.yml (conda) from the same ranges
 
 Each task first creates ``.venv`` and installs the package with its ``dev`` and ``pipeline``
 extras, once (again when pyproject.toml or the lock changes): the exact versions of
 ``requirements.lock`` (hash-checked) by default, pyproject's ranges with ``--unlocked``.
 ``--physical`` also installs the physical mode (``torch==2.13.0``, then the ``runtime``
 extra: Ray). Options go before or right after the task: ``python3 tasks.py env --physical``.
+The environment lives in ``.venv`` unless ``COMPASS_VENV`` names another folder (relative to
+the repository), e.g. ``COMPASS_VENV=.venv-physical python3 tasks.py test --physical``: CI
+tests a newcomer's install and the physical one side by side, each from a clean folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
+import re
+import resource
 import subprocess
 import sys
+import time
 import venv
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
+VENV = ROOT / os.environ.get("COMPASS_VENV", ".venv")
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
 PHYSICAL_STAMP = VENV / ".installed-physical"
 LOCK = ROOT / "requirements.lock"
+ENVIRONMENT = ROOT / "environment.yml"
 QUICK = ROOT / "config" / "quick.yaml"  # the README's run: the quick profile
 #: the lock holds the wheels' hashes for this interpreter and platform (pip-compile's markers)
 LOCK_TARGET = ("Linux", (3, 11))
@@ -40,7 +54,8 @@ EXTRAS = "dev,pipeline"
 TORCH = "torch==2.13.0"
 LOCK_TOOL = "pip-tools==7.6.2"
 LOCK_VENV = ROOT / ".venv-lock"
-TASKS = {"run", "test", "bench", "lab", "env", "lock"}
+TASKS = {"run", "test", "bench", "lab", "env", "lock", "measure"}
+MEASUREMENTS = ROOT / "docs" / "measurements.yaml"
 FLAGS = {"--unlocked", "--physical"}
 
 
@@ -120,6 +135,133 @@ def compile_lock(*options: str) -> int:
     ], cwd=ROOT, env={**os.environ, "CUSTOM_COMPILE_COMMAND": "python3 tasks.py lock"}).returncode
 
 
+#: Installed by pip inside the conda environment: Snakemake as pip installs it (conda-forge
+#: has no current one; it lives on bioconda), and the runtime extra, whose conda-forge builds
+#: differ (``pytorch``, ``ray-default``) and which a GPU cluster installs for its own CUDA.
+CONDA_PIP_ONLY = {"snakemake", "torch", "ray"}
+#: The extras environment.yml holds, in its order (all but the package itself: ``pip install
+#: -e . --no-deps`` after ``conda env create``).
+CONDA_EXTRAS = ("dev", "notebooks", "pipeline", "runtime")
+
+
+def environment_yml(project: dict) -> str:
+    """environment.yml (conda-forge) from pyproject.toml's ``[project]`` table: the runtime
+    dependencies and every extra's, with the same ranges, so that the conda route installs
+    what pip does (``tasks.py lock`` writes it; tests/test_tasks.py fails on drift)."""
+    conda, pips = [], []
+    groups = [("dependencies", project["dependencies"])]
+    groups += [(f"extra {e}", project["optional-dependencies"][e]) for e in CONDA_EXTRAS]
+    for title, requirements in groups:
+        texts = [r.replace(" ", "") for r in requirements
+                 if not r.startswith(project["name"] + "[")]  # an extra that includes another
+        here = [t for t in texts if re.match(r"[\w.-]+", t)[0] not in CONDA_PIP_ONLY]
+        conda += [f"  # {title}"] * bool(here) + [f"  - {t}" for t in here]
+        pips += [f"      - {t}" for t in texts if t not in here]
+    return "\n".join([
+        "# Generated from pyproject.toml by `python3 tasks.py lock`: do not edit (a test fails",
+        "# on drift). The ranges of pyproject.toml; the exact versions CI tests are in",
+        "# requirements.lock. conda env create -f environment.yml && conda activate compass",
+        "# && pip install --no-deps -e .  (on a GPU cluster, install the torch build matching",
+        "# its CUDA instead of pip's)",
+        "name: compass",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python{project['requires-python']}",
+        *conda,
+        "  - pip",
+        "  - pip:",
+        *pips,
+        "",
+    ])
+
+
+def write_environment() -> None:
+    """environment.yml from pyproject.toml (``tasks.py lock``)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    ENVIRONMENT.write_text(environment_yml(project))
+
+
+def duration(seconds: float) -> str:
+    """How the docs write a wall time: ``1 h 2 min``, ``20 min 33 s``, ``58 s``."""
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def measurement_entries(name: str, cost: dict) -> list[dict]:
+    """The two entries of docs/measurements.yaml for a measured run: ``cost`` as
+    ``results/<profile>/cost.json`` holds it (wall_s, cpu_s, cores, load_start, load_end,
+    date, commit; profile and command where known)."""
+    loads = f"{cost['load_start'][0]:.1f} at the start, {cost['load_end'][0]:.1f} at the end"
+    common = {"kind": "measured", "command": cost.get("command", "snakemake"),
+              "profile": cost.get("profile"), "machine": cost.get("machine", ""),
+              "cores": cost["cores"], "load": loads, "date": cost["date"][:10],
+              "commit": (cost.get("commit") or "")[:7] or None}
+    cpu = round(cost["cpu_s"])
+    return [
+        {"id": f"{name}-wall", "figure": f"{name}: wall time", "value": round(cost["wall_s"]),
+         "unit": "s", "quoted": [duration(cost["wall_s"])], **common},
+        {"id": f"{name}-cpu", "figure": f"{name}: CPU seconds", "value": cpu,
+         "unit": "CPU-s", "quoted": [f"{cpu:,} CPU-seconds"], **common},
+    ]
+
+
+def write_measurements(text: str, entries: list[dict]) -> str:
+    """docs/measurements.yaml's ``text`` with ``entries`` in place of those with their ids
+    (appended where new): JSON scalars, which YAML reads as they are."""
+    lines = text.splitlines()
+    for entry in entries:
+        block = [f"- id: {json.dumps(entry['id'])}"] + [
+            f"  {key}: {json.dumps(value)}" for key, value in entry.items() if key != "id"]
+        heads = [i for i, line in enumerate(lines)
+                 if line in (f"- id: {entry['id']}", f"- id: {json.dumps(entry['id'])}")]
+        if heads:
+            end = heads[0] + 1
+            while end < len(lines) and lines[end].startswith("  "):
+                end += 1
+            lines[heads[0]:end] = block
+        else:
+            lines += block
+    return "\n".join(lines) + "\n"
+
+
+def measure(rest: list[str]) -> int:
+    """``measure ID -- COMMAND...`` or ``measure ID --from COST_JSON``: docs/measurements.yaml
+    entries from a timed command or a pipeline run's cost.json."""
+    if len(rest) < 3 or rest[1] not in ("--", "--from"):
+        print("usage: tasks.py measure ID -- COMMAND... | measure ID --from COST_JSON")
+        return 2
+    name = rest[0]
+    if rest[1] == "--from":
+        cost = json.loads(Path(rest[2]).read_text())
+        status = 0
+    else:
+        load_start, started = os.getloadavg(), time.monotonic()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        status = subprocess.run(rest[2:], cwd=ROOT).returncode
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        cost = {"wall_s": time.monotonic() - started,
+                "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+                "cores": os.cpu_count(), "load_start": list(load_start),
+                "load_end": list(os.getloadavg()), "command": " ".join(rest[2:]),
+                "date": datetime.now(UTC).isoformat(), "commit": commit,
+                "machine": f"{platform.system()} {platform.machine()}, "
+                           f"{os.cpu_count()} cores, Python {platform.python_version()}"}
+    entries = measurement_entries(name, cost)
+    MEASUREMENTS.write_text(write_measurements(MEASUREMENTS.read_text(), entries))
+    for entry in entries:
+        print(f"{entry['id']}: quote {entry['quoted'][0]!r}")
+    return status
+
+
 def run(*cmd: str) -> int:
     return subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=ROOT).returncode
 
@@ -141,7 +283,10 @@ def main(argv: list[str]) -> int:
     if task is None:
         print(__doc__)
         return 2
+    if task == "measure":
+        return measure(rest)
     if task == "lock":
+        write_environment()
         return compile_lock(*rest)
     ensure_env(locked="--unlocked" not in flags, physical="--physical" in flags)
     if task == "run":

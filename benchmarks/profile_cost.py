@@ -6,9 +6,9 @@ solver children, or ``wall_s`` in a folder from before ``cpu_s`` was recorded), 
 into a cost per replayed job for each (trace, scheduler or variant), draws the target
 profile's batches (its grid: every (trace, day, seed, eta, c)) to count their jobs, and sums
 cost x jobs over every run of every batch. To that it adds the start-up of each of the
-target's groups (one Snakemake job per sample, rule ``simulate``): the median of the
-start-ups the folder's simulate logs measured (CPU before the first batch: Python, imports,
-the day's jobs; Snakemake's own bookkeeping of a job is not in it). It prints the estimate
+target's simulate jobs (several samples each, rule ``simulate``): the median of the
+start-ups the folder's simulate logs measured (CPU before the first sample: Python, imports;
+Snakemake's own bookkeeping of a job is not in it). It prints the estimate
 in core-seconds and as wall time on a given number of cores, labelled as an extrapolation:
 simulation and start-up only (no notebooks or case study), at the measured machine's speed.
 Synthetic days are drawn, so this needs no real trace.
@@ -39,9 +39,9 @@ def cost_per_job(results: Path) -> pd.Series:
     return sums[seconds] / sums["jobs"]
 
 
-def startup_per_group(results: Path) -> float | None:
-    """Median start-up of a group (CPU-seconds) over a folder's simulate logs; None where the
-    logs hold none (a folder from before the groups)."""
+def startup_per_job(results: Path) -> float | None:
+    """Median start-up of a simulate job (CPU-seconds) over a folder's simulate logs; None
+    where the logs hold none."""
     logs = (Layout(results).logs / "simulate").rglob("*.log")
     found = [float(m.group(1)) for log in logs
              if (m := STARTUP.search(log.read_text()))]
@@ -83,7 +83,7 @@ def main() -> None:
     parser.add_argument("profile", type=Path, help="the profile to estimate (config/*.yaml)")
     parser.add_argument("--cores", type=int, default=8)
     parser.add_argument("--startup-from", type=Path, default=None,
-                        help="a results folder whose simulate logs give the start-up per group "
+                        help="a results folder whose simulate logs give the start-up per job "
                              "(default: the measured folder)")
     args = parser.parse_args()
     plan = make_plan(yaml.safe_load(args.profile.read_text()))
@@ -91,14 +91,14 @@ def main() -> None:
     missing = table[table["core_s"].isna()]
     simulation = float(table["core_s"].sum())
     startup_from = args.startup_from or args.results
-    per_group = startup_per_group(startup_from)
-    startup = len(plan.groups) * (per_group or 0.0)
+    per_job = startup_per_job(startup_from)
+    startup = len(plan.jobs) * (per_job or 0.0)
     total = simulation + startup
     print(table.groupby("trace")[["batches", "jobs"]].first().to_string())
     print(table.groupby("scheduler")["core_s"].sum().sort_values(ascending=False).round(0)
           .to_string())
-    print(f"start-up: {len(plan.groups):,} groups x " + (
-        f"{per_group:.2f} CPU-s = {startup:,.0f} core-seconds" if per_group is not None
+    print(f"start-up: {len(plan.jobs):,} simulate jobs x " + (
+        f"{per_job:.2f} CPU-s = {startup:,.0f} core-seconds" if per_job is not None
         else f"unknown (no start-up in the logs of {startup_from}), not included"))
     print(f"EXTRAPOLATED cost of {args.profile}: {simulation:,.0f} core-seconds of simulation "
           f"+ {startup:,.0f} of start-up = {total:,.0f}, {total / args.cores / 60:,.1f} min on "

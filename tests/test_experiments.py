@@ -42,7 +42,7 @@ from compass.experiments.config import (
 )
 from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
-from compass.experiments.grid import RunGroup, RunKey
+from compass.experiments.grid import RunGroup, RunKey, SimJob
 from compass.experiments.layout import Layout
 from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
@@ -506,11 +506,12 @@ def test_run_batch_records_a_failing_scheduler_and_goes_on():
                               "raise", "window"), log=lambda line: None)
 
 
-def test_run_groups_format_wildcards_and_paths(tmp_path):
+def test_run_groups_and_jobs_format_wildcards_and_paths(tmp_path):
     group = RunKey("gfs", 26, 0.9, 8.0, 2).group
     assert group == RunGroup("gfs", 26, 2)
-    assert group.wildcards == {"trace": "gfs", "day": "26", "seed": "2"}
-    assert group.path(tmp_path) == tmp_path / "runs" / "gfs" / "day26_s2.csv"
+    job = SimJob("gfs", 3)
+    assert job.wildcards == {"trace": "gfs", "part": "3"}
+    assert job.path(tmp_path) == tmp_path / "runs" / "gfs" / "part3.csv"
 
 
 # ------------------------------------------------------------------ report

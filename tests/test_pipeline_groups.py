@@ -1,7 +1,8 @@
-"""Rule ``simulate`` runs groups: every (eta, c) batch of one sample (trace, day, seed) in one
-Snakemake job. Which batches form a group, what a group writes (the rows its batches would
-write one by one), that an interrupted group leaves no output to be taken for done, and that
-runs.csv keeps the batch order whatever the groups."""
+"""Rule ``simulate`` runs jobs of groups: a group is every (eta, c) batch of one sample (trace,
+day, seed), a job several consecutive groups of one trace in one Snakemake job. Which batches
+form a group and which groups a job, what a job writes (the rows its batches would write one
+by one), that an interrupted job leaves no output to be taken for done, and that runs.csv
+keeps the batch order whatever the jobs."""
 
 from __future__ import annotations
 
@@ -15,14 +16,25 @@ import yaml
 from compass.experiments import pipeline
 from compass.experiments.config import ResolvedTrace, RunSettings
 from compass.experiments.data import load_days
-from compass.experiments.grid import RunGroup, RunKey, group_grid
-from compass.experiments.pipeline import collect_runs, make_plan, simulate_group
+from compass.experiments.grid import (
+    MIN_JOBS,
+    SAMPLES_PER_JOB,
+    RunGroup,
+    RunKey,
+    SimJob,
+    group_grid,
+    job_grid,
+    job_size,
+)
+from compass.experiments.pipeline import collect_runs, make_plan, simulate_job
 from compass.experiments.runs import run_batch
 
 ROOT = Path(__file__).parents[1]
-#: The sample the tests replay: a few hours of one SYNTHETIC Venus day, two cheap schedulers.
-SAMPLE = {"trace": "venus", "day": "92", "seed": "1"}
+#: The samples the tests replay: a few hours of one SYNTHETIC Venus day under two seeds,
+#: two cheap schedulers.
 BATCHES = [[0.85, 8.0], [0.9, 1.0], [0.9, 8.0]]
+SAMPLES = [{"day": 92, "seed": 1, "batches": BATCHES}, {"day": 92, "seed": 0,
+                                                         "batches": BATCHES[1:]}]
 
 
 def plan(name: str) -> pipeline.Plan:
@@ -48,14 +60,45 @@ def test_a_group_is_every_batch_of_one_sample(name, groups):
     assert list(p.groups) == sorted(p.groups)
 
 
-def test_a_group_takes_its_batches_as_a_parameter():
-    """The (eta, c) list is a rule parameter: another eta or c for a sample redoes its group
-    (Snakemake's params trigger), and only that group."""
-    p = plan("smoke")
-    batches = json.loads(p.group_batches({"trace": "gfs", "day": "26", "seed": "0"}))
-    assert batches == [[0.85, 8.0], [0.9, 1.0], [0.9, 8.0], [0.95, 8.0]]
-    assert json.loads(p.group_batches({"trace": "gfs", "day": "58", "seed": "0"})) == \
-        [[0.85, 8.0], [0.9, 8.0], [0.95, 8.0]]
+@pytest.mark.parametrize("name, size, jobs", [("smoke", 1, 8), ("quick", 1, 18),
+                                              ("medium", 2, 35), ("full", 10, 187)])
+def test_a_job_is_consecutive_groups_of_one_trace(name, size, jobs):
+    """Every group in exactly one job; a job's groups are of one trace, in order, at most
+    `size` (SAMPLES_PER_JOB, fewer for small grids); a trace with n groups has
+    ceil(n / size) jobs; at least MIN_JOBS jobs unless there are fewer samples."""
+    p = plan(name)
+    assert job_size(len(p.groups)) == size <= SAMPLES_PER_JOB
+    assert len(p.jobs) == jobs >= min(MIN_JOBS, len(p.groups))
+    members = [g for groups in p.jobs.values() for g in groups]
+    assert members == sorted(p.groups)  # each group once, in order
+    for job, groups in p.jobs.items():
+        assert {g.trace for g in groups} == {job.trace}
+        assert 1 <= len(groups) <= size
+    for trace in {g.trace for g in p.groups}:
+        n = sum(g.trace == trace for g in p.groups)
+        assert sum(j.trace == trace for j in p.jobs) == -(-n // size)
+
+
+def test_a_job_takes_its_samples_and_batches_as_a_parameter():
+    """The samples and their (eta, c) lists are a rule parameter: another eta or c for a
+    sample redoes its job (Snakemake's params trigger), and only that job."""
+    p = plan("medium")  # two samples per job
+    samples = json.loads(p.job_samples({"trace": "gfs", "part": "4"}))
+    # gfs days 10, 26, 40, 58, ... with seeds 0-2: part 4 is (40, 2) and (58, 0); 58 is a
+    # day of the migration-cost sweep (c in 1, 5, 8, 10 s), 40 is not
+    assert [(s["day"], s["seed"]) for s in samples] == [(40, 2), (58, 0)]
+    assert samples[0]["batches"] == [[0.85, 8.0], [0.9, 8.0], [0.95, 8.0]]
+    assert samples[1]["batches"] == [[0.85, 8.0], [0.9, 1.0], [0.9, 5.0], [0.9, 8.0],
+                                     [0.9, 10.0], [0.95, 8.0]]
+
+
+def test_job_grid_cuts_each_trace_in_order():
+    groups = [RunGroup("gfs", d, s) for d in (3, 1) for s in (1, 0)] + [RunGroup("venus", 1, 0)]
+    assert job_grid(groups, size=3) == {
+        SimJob("gfs", 0): [RunGroup("gfs", 1, 0), RunGroup("gfs", 1, 1), RunGroup("gfs", 3, 0)],
+        SimJob("gfs", 1): [RunGroup("gfs", 3, 1)],
+        SimJob("venus", 0): [RunGroup("venus", 1, 0)],
+    }
 
 
 def test_group_grid_orders_groups_and_their_batches():
@@ -68,17 +111,20 @@ def test_group_grid_orders_groups_and_their_batches():
     }
 
 
-def test_a_group_writes_the_rows_its_batches_write_one_by_one(tmp_path, capfd):
-    """Drawing the day once for all batches changes no value: the group's CSV holds, in
-    order, the rows of each batch run alone (apart from the seconds each run took)."""
-    p, out = plan("smoke"), tmp_path / "group.csv"
-    simulate_group(SAMPLE, BATCHES, p.traces["venus"].record(), run_record(), [], str(out))
+def test_a_job_writes_the_rows_its_batches_write_one_by_one(tmp_path, capfd):
+    """Running several samples in one process and drawing each day once for all its batches
+    changes no value: the job's CSV holds, in order, the rows of each batch run alone (apart
+    from the seconds each run took)."""
+    p, out = plan("smoke"), tmp_path / "job.csv"
+    simulate_job("venus", SAMPLES, p.traces["venus"].record(), run_record(), [], str(out))
     trace = ResolvedTrace.from_record(p.traces["venus"].record())
-    settings = RunSettings.from_record({**run_record(), "seed": 1})
     alone = []
-    for eta, cost in BATCHES:
-        jobs = load_days(trace, 1, [92])[92]
-        alone.append(run_batch(jobs, RunKey("venus", 92, eta, cost, 1), trace, settings))
+    for sample in SAMPLES:
+        settings = RunSettings.from_record({**run_record(), "seed": sample["seed"]})
+        for eta, cost in sample["batches"]:
+            jobs = load_days(trace, sample["seed"], [92])[92]
+            key = RunKey("venus", 92, eta, cost, sample["seed"])
+            alone.append(run_batch(jobs, key, trace, settings))
     # through a CSV, as runs.csv reads them
     expected = pd.concat(alone, ignore_index=True)
     expected.to_csv(tmp_path / "alone.csv", index=False)
@@ -86,31 +132,32 @@ def test_a_group_writes_the_rows_its_batches_write_one_by_one(tmp_path, capfd):
     timing = ["wall_s", "cpu_s"]  # measured, so never equal between two runs
     pd.testing.assert_frame_equal(got.drop(columns=timing), want.drop(columns=timing))
     log = capfd.readouterr().err
-    assert "venus day 92 seed 1: 3 batches, start-up" in log
-    assert "batch 3 of 3 (eta 0.9, c 8) done in" in log
+    assert "venus: 2 samples, start-up" in log
+    assert "venus day 92 seed 1: batch 3 of 3 (eta 0.9, c 8) done in" in log
+    assert "venus day 92 seed 0: batch 2 of 2 (eta 0.9, c 8) done in" in log
 
 
-def test_an_interrupted_group_leaves_no_output_and_its_rerun_completes(tmp_path, monkeypatch,
-                                                                      capfd):
-    """A group stopped after some batches writes nothing (Snakemake sees the output missing
-    and redoes the group on the next run); its log says how far it got."""
-    p, out = plan("smoke"), tmp_path / "group.csv"
+def test_an_interrupted_job_leaves_no_output_and_its_rerun_completes(tmp_path, monkeypatch,
+                                                                    capfd):
+    """A job stopped after some batches writes nothing (Snakemake sees the output missing
+    and redoes the job on the next run); its log says how far it got."""
+    p, out = plan("smoke"), tmp_path / "job.csv"
     calls = []
 
-    def stopped_at_the_second(*args, **kwargs):
+    def stopped_at_the_fourth(*args, **kwargs):
         calls.append(args[1])
-        if len(calls) == 2:
+        if len(calls) == 4:
             raise KeyboardInterrupt
         return run_batch(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "run_batch", stopped_at_the_second)
+    monkeypatch.setattr(pipeline, "run_batch", stopped_at_the_fourth)
     with pytest.raises(KeyboardInterrupt):
-        simulate_group(SAMPLE, BATCHES, p.traces["venus"].record(), run_record(), [], str(out))
+        simulate_job("venus", SAMPLES, p.traces["venus"].record(), run_record(), [], str(out))
     assert not out.exists()
-    assert "batch 1 of 3 (eta 0.85, c 8) done" in capfd.readouterr().err
+    assert "seed 1: batch 3 of 3 (eta 0.9, c 8) done" in capfd.readouterr().err
     monkeypatch.undo()
-    simulate_group(SAMPLE, BATCHES, p.traces["venus"].record(), run_record(), [], str(out))
-    assert len(pd.read_csv(out)) == len(BATCHES) * 2
+    simulate_job("venus", SAMPLES, p.traces["venus"].record(), run_record(), [], str(out))
+    assert len(pd.read_csv(out)) == (len(BATCHES) + len(BATCHES) - 1) * 2
 
 
 def test_collect_runs_keeps_the_batch_order_whatever_the_groups(tmp_path):

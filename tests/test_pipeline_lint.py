@@ -1,7 +1,7 @@
 """`snakemake --lint` on the pipeline (docs/pipeline.md, "Lint"): fast, runs no rule.
 
-Clean except for one stated exception: no rule names a conda environment or container
-(ACCEPTED_LINT below says why).
+Clean: no lint at all, exit status 0 (every rule names environment.yml as its conda
+environment).
 """
 
 from __future__ import annotations
@@ -18,12 +18,6 @@ ROOT = Path(__file__).parents[1]
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("snakemake") is None,
                                 reason="snakemake not installed: pip install -e '.[pipeline]'")
 
-#: The one lint accepted: the package installs with pip (tasks.py, requirements.lock), and
-#: environment.yml holds neither the package itself nor a light runtime, so a `conda:`
-#: directive would only build a broken, heavy environment under --use-conda.
-ACCEPTED_LINT = "Specify a conda environment or container for each rule."
-
-
 def lints(profile: str, workdir: Path) -> tuple[int, list[str]]:
     """Exit status of `snakemake --lint` on a profile, and the titles of its lints."""
     cmd = [sys.executable, "-m", "snakemake", "--lint", "--snakefile", str(ROOT / "Snakefile"),
@@ -35,11 +29,22 @@ def lints(profile: str, workdir: Path) -> tuple[int, list[str]]:
 
 
 @pytest.mark.parametrize("profile", ["smoke", "full"])
-def test_lint_is_clean_but_for_the_stated_exception(profile: str, tmp_path: Path) -> None:
+def test_lint_is_clean(profile: str, tmp_path: Path) -> None:
     status, titles = lints(profile, tmp_path)
-    assert titles, "no lint at all: drop ACCEPTED_LINT and expect exit status 0"
-    assert set(titles) == {ACCEPTED_LINT}
-    assert status == 1  # snakemake exits 1 on any lint, the accepted one included
+    assert titles == []
+    assert status == 0
+
+
+def test_every_rule_names_the_generated_conda_environment():
+    """Each rule's `conda:` is environment.yml (generated from pyproject.toml: test_tasks)."""
+    files = [f for f in (ROOT / "workflow" / "rules").glob("*.smk") if f.name != "common.smk"]
+    for smk in files:
+        text = smk.read_text()
+        rules = re.findall(r"^\s*rule\b", text, flags=re.M)
+        envs = re.findall(r"^\s*conda:\n\s*ENVIRONMENT$", text, flags=re.M)
+        assert rules and len(rules) == len(envs), smk
+    assert 'ENVIRONMENT = str(BASE / "environment.yml")' in (
+        ROOT / "workflow" / "rules" / "common.smk").read_text()
 
 
 def test_every_reported_product_has_a_caption():

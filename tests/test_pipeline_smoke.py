@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,22 @@ def test_every_notebook_executed(smoke):
         assert all(c.execution_count for c in code), name
         assert not [o for c in code for o in c.outputs if o.output_type == "error"], name
         assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs), name
+
+
+def test_the_run_records_its_cost(smoke, loaded):
+    """results/<p>/cost.json: each successful run's wall time, CPU seconds (Snakemake and
+    the jobs it waited for), cores and load; the loaded rerun of two notebooks rewrote it."""
+    import os
+
+    first = json.loads((smoke / "results" / "smoke" / "cost.json").read_text())
+    again = json.loads((loaded[0] / "results" / "smoke" / "cost.json").read_text())
+    for record, cores in ((first, os.cpu_count()), (again, 2)):
+        assert record["profile"] == "smoke" and record["cores"] == cores
+        assert 0 < record["cpu_s"] and 0 < record["wall_s"]
+        assert len(record["load_start"]) == len(record["load_end"]) == 3
+        assert record["machine_cores"] == os.cpu_count()
+    # the loaded run's CPU: at least its two notebooks' kernels (its burners are not its own)
+    assert again["date"] > first["date"] and again["cpu_s"] >= 2
 
 
 def test_every_figure_and_table_was_written(smoke):
@@ -182,19 +199,19 @@ def test_the_real_openb_experiments_ran_and_are_reported(smoke):
 
 
 def test_every_step_logs_to_the_profile_logs_folder(smoke):
-    """Each job's stderr goes to results/<profile>/logs/ (a group's start-up, batch and run
-    lines included)."""
+    """Each job's stderr goes to results/<profile>/logs/ (a simulate job's start-up, batch
+    and run lines included)."""
     logs = smoke / "results" / "smoke" / "logs"
     for name in NOTEBOOKS:
         assert (logs / "notebooks" / f"{name}.log").is_file(), name
     for step in ("config_json", "collect_runs", "case_study", "table1", "nvl72", "claims",
                  "report", "openb_replay", "openb_packing"):
         assert (logs / f"{step}.log").is_file(), step
-    groups = list((smoke / "results" / "smoke" / "runs").rglob("*.csv"))
-    group_logs = list((logs / "simulate").rglob("*.log"))
-    assert len(group_logs) == len(groups)
+    jobs = list((smoke / "results" / "smoke" / "runs").rglob("*.csv"))
+    job_logs = list((logs / "simulate").rglob("*.log"))
+    assert len(job_logs) == len(jobs)
     assert all("compass-abs" in log.read_text() and "start-up" in log.read_text()
-               for log in group_logs)
+               for log in job_logs)
 
 
 def test_the_html_report_shows_every_figure_and_the_claims_table(smoke):
@@ -207,13 +224,77 @@ def test_the_html_report_shows_every_figure_and_the_claims_table(smoke):
     assert "claims.csv" in html and "paired-bootstrap interval" in html
 
 
+#: Two notebook steps (among the cheapest) run again side by side on a loaded machine.
+LOADED = ["04_wcc_coverage", "07_nvl72"]
+
+
+@pytest.fixture(scope="module")
+def loaded(smoke, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of the smoke run whose notebooks LOADED run again at once, on 2 cores, while
+    busy processes hold every core (the copy leaves the smoke run's outputs untouched)."""
+    import os
+    import shutil
+
+    copy = tmp_path_factory.mktemp("loaded") / "pipeline"
+    shutil.copytree(smoke, copy, symlinks=True)
+    folder = copy / "results" / "smoke" / "notebooks"
+    for name in LOADED:
+        (folder / f"{name}.ipynb").unlink()
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(os.cpu_count() or 1)]
+    try:
+        done = snakemake(copy, "--cores", "2", "--printshellcmds",
+                         *[f"results/smoke/notebooks/{name}.ipynb" for name in LOADED])
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    return copy, done
+
+
+def test_two_notebook_steps_at_once_on_a_loaded_machine(loaded):
+    """Both kernels start within papermill's start-up timeout (600 s, not its default 60 s)
+    and both steps finish; the `notebook` resource lets two run at once."""
+    copy, done = loaded
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-4000:]
+    assert text.count("--start-timeout 600") == len(LOADED)
+    started = [text.index(f"rule notebook_{name}:") for name in LOADED]
+    assert max(started) < text.index("Finished job")  # both started before one finished
+    folder = copy / "results" / "smoke" / "notebooks"
+    assert all((folder / f"{name}.ipynb").is_file() for name in LOADED)
+
+
+@pytest.mark.parametrize("where", ["notebooks", "root"])
+def test_an_executed_notebook_reruns_from_its_folder_and_from_the_root(loaded, where):
+    """results/<p>/notebooks/<name>.ipynb runs again as it is (what `jupyter nbconvert
+    --execute` does) with its own folder or the run's root as the working directory: the
+    pipeline injected absolute parameters."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    copy, _ = loaded
+    folder = copy / "results" / "smoke" / "notebooks"
+    nb = nbformat.read(folder / f"{LOADED[-1]}.ipynb", 4)
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    paths = re.findall(r'^\w+ = "(.*)"$', injected.source, flags=re.M)
+    assert paths and all(Path(p).is_absolute() and Path(p).is_relative_to(copy)
+                         for p in paths), injected.source
+    cwd = folder if where == "notebooks" else copy
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)
+
+
 def test_a_rerun_redoes_only_what_is_missing(smoke):
     first = snakemake(smoke, "--dry-run")
     assert "Nothing to be done" in first.stdout + first.stderr
-    # as if interrupted while simulating: one group (a sample's batches) and everything
-    # after the groups missing
+    # as if interrupted while simulating: one simulate job's CSV and everything after the
+    # jobs missing
     results = smoke / "results" / "smoke"
-    (results / "runs" / "gfs" / "day26_s1.csv").unlink()
+    (results / "runs" / "gfs" / "part1.csv").unlink()
     for done in [results / "runs.csv", results / "REPRODUCTION.md",
                  *(results / "notebooks").glob("*.ipynb")]:
         done.unlink()
@@ -225,17 +306,46 @@ def test_a_rerun_redoes_only_what_is_missing(smoke):
     assert jobs == {"simulate": "1", "collect_runs": "1"}
 
 
+#: Runs snakemake as on a machine without the runtime extra: the plan looks for a module
+#: that does not exist instead of Ray and PyTorch (CI also runs the suite without the extra).
+WITHOUT_RUNTIME = ("import sys, compass.experiments.pipeline as p; "
+                   "p.RUNTIME_MODULES = ('compass_absent_runtime',); "
+                   "sys.argv[0] = 'snakemake'; from snakemake.cli import main; main()")
+
+
+def planned_jobs(text: str) -> dict[str, int]:
+    """The rule -> count lines of a dry run's "Job stats" table."""
+    lines = text[text.index("Job stats:"):].splitlines()[3:]
+    jobs = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit() or parts[0] == "total":
+            break
+        jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+RUNTIME = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
+
+
+@pytest.mark.parametrize("runtime", [
+    pytest.param(True, marks=pytest.mark.skipif(not RUNTIME, reason="runtime extra not "
+                                                 "installed: pip install -e '.[runtime]'")),
+    False])
 @pytest.mark.parametrize("profile", ["quick", "medium", "full"])
-def test_every_profile_plans(tmp_path, profile):
+def test_every_profile_plans(tmp_path, profile, runtime):
     """A dry run of the other profiles builds their whole DAG (e.g. free text in a profile
-    is not taken for a wildcard; the full profile plans its physical runs, or says it skips
-    them without the runtime extra)."""
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+    is not taken for a wildcard; the full profile plans its physical step with the runtime
+    extra, and without it plans none and says it skips it), with or without the extra."""
+    start = ([sys.executable, "-m", "snakemake"] if runtime else
+             [sys.executable, "-c", WITHOUT_RUNTIME])
+    cmd = [*start, "--snakefile", str(ROOT / "Snakefile"),
            "--directory", str(tmp_path), "--cores", "1", "--dry-run", "--quiet", "rules",
            "--configfile", str(ROOT / "config" / f"{profile}.yaml")]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    runtime = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
-    assert ("physical" in done.stdout) == (profile == "full" and runtime)
+    jobs = planned_jobs(done.stdout + done.stderr)
+    assert jobs.get("simulate", 0) > 0 and jobs.get("report") == 1, jobs
+    assert ("physical" in jobs) == (profile == "full" and runtime)
     skipped = "SKIPPED: the physical step" in done.stdout + done.stderr
     assert skipped == (profile == "full" and not runtime)

@@ -4,8 +4,9 @@ One batch replays one sample (a day window; on a SYNTHETIC trace, drawn with one
 one eta and one migration cost c under every configured scheduler (one row per scheduler).
 Experiments share batches:
 Fig. 1's GFS days at eta 0.90 are also Fig. 2's middle point and Table 3's (day, 0.90) pairs.
-The batches of one sample form a group, one Snakemake job and one CSV: the day is drawn (or
-read) once and Python's start-up paid once for all its etas and costs.
+The batches of one sample form a group: the day is drawn (or read) once for all its etas and
+costs. Consecutive groups of a trace form a simulate job (``SimJob``), one Snakemake job and
+one CSV: Python's start-up is paid once for several samples.
 """
 
 from __future__ import annotations
@@ -31,27 +32,18 @@ class RunKey:
 
     @property
     def group(self) -> RunGroup:
-        """The group (Snakemake job) this batch runs in: its sample."""
+        """The group this batch runs in: its sample."""
         return RunGroup(self.trace, self.day, self.seed)
 
 
 @dataclass(frozen=True, order=True)
 class RunGroup:
-    """One Snakemake job of rule ``simulate``: every batch of one sample (a trace's day
-    window drawn with ``seed``), each eta and migration cost the experiments replay it at."""
+    """Every batch of one sample (a trace's day window drawn with ``seed``), each eta and
+    migration cost the experiments replay it at; a ``SimJob`` runs several."""
 
     trace: str
     day: int
     seed: int
-
-    @property
-    def wildcards(self) -> dict[str, str]:
-        """The Snakemake wildcards of this group."""
-        return {"trace": self.trace, "day": str(self.day), "seed": str(self.seed)}
-
-    def path(self, results: Path) -> Path:
-        """The group's CSV (the rows of all its batches) under the profile's results folder."""
-        return results / "runs" / self.trace / f"day{self.day}_s{self.seed}.csv"
 
 
 def group_grid(grid: Iterable[RunKey]) -> dict[RunGroup, list[RunKey]]:
@@ -61,6 +53,51 @@ def group_grid(grid: Iterable[RunKey]) -> dict[RunGroup, list[RunKey]]:
     for key in sorted(grid, key=lambda k: (k.group, k)):
         groups.setdefault(key.group, []).append(key)
     return groups
+
+
+#: At most this many samples (groups) per simulate job: enough that a process's start-up
+#: (Python, Snakemake's preamble, imports) is small beside its simulations (the full
+#: profile's SYNTHETIC grid: 1,860 samples in 187 jobs instead of 1,860).
+SAMPLES_PER_JOB = 10
+#: ... and jobs enough to keep 8 cores busy to the end where a profile has few samples
+#: (smoke and quick keep one sample per job).
+MIN_JOBS = 32
+
+
+@dataclass(frozen=True, order=True)
+class SimJob:
+    """One Snakemake job of rule ``simulate``: part ``part`` of a trace's groups, in order."""
+
+    trace: str
+    part: int
+
+    @property
+    def wildcards(self) -> dict[str, str]:
+        """The Snakemake wildcards of this job."""
+        return {"trace": self.trace, "part": str(self.part)}
+
+    def path(self, results: Path) -> Path:
+        """The job's CSV (the rows of all its groups' batches) under the results folder."""
+        return results / "runs" / self.trace / f"part{self.part}.csv"
+
+
+def job_size(samples: int) -> int:
+    """Samples per job for a grid of ``samples``: SAMPLES_PER_JOB, fewer where that would
+    leave under MIN_JOBS jobs."""
+    return max(1, min(SAMPLES_PER_JOB, samples // MIN_JOBS))
+
+
+def job_grid(groups: Iterable[RunGroup], size: int | None = None,
+             ) -> dict[SimJob, list[RunGroup]]:
+    """The groups of each job: each trace's sorted groups cut into runs of ``size``
+    (default: ``job_size`` of all groups)."""
+    ordered = sorted(groups)
+    size = job_size(len(ordered)) if size is None else size
+    by_trace: dict[str, list[RunGroup]] = {}
+    for group in ordered:
+        by_trace.setdefault(group.trace, []).append(group)
+    return {SimJob(trace, i // size): members[i:i + size]
+            for trace, members in by_trace.items() for i in range(0, len(members), size)}
 
 
 def _subset(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, ...]:

@@ -41,9 +41,11 @@ from compass.experiments.data import load_days, resolve_trace
 from compass.experiments.grid import (
     RunGroup,
     RunKey,
+    SimJob,
     check_data_needs,
     etas_of,
     group_grid,
+    job_grid,
     run_grid,
 )
 from compass.experiments.layout import (
@@ -61,8 +63,8 @@ from compass.traces.formats import formats
 
 #: What the physical runs import (the ``runtime`` extra).
 RUNTIME_MODULES = ("ray", "torch")
-#: The line of a simulate log that gives the group's start-up, CPU-seconds of the job's
-#: process before its first batch: Python, Snakemake's preamble, imports, the day's jobs.
+#: The line of a simulate log that gives the job's start-up, CPU-seconds of its process
+#: before its first sample: Python, Snakemake's preamble, imports.
 STARTUP = re.compile(r"start-up (\d+\.\d+) CPU-s")
 
 
@@ -116,13 +118,21 @@ class Plan:
 
     @cached_property
     def groups(self) -> dict[RunGroup, list[RunKey]]:
-        """The grid's batches by group, one ``simulate`` job each."""
+        """The grid's batches by group (sample)."""
         return group_grid(self.grid)
 
-    def group_batches(self, wildcards: Mapping[str, str]) -> str:
-        """The (eta, c) of each batch of a group, as rule ``simulate`` takes them (JSON, a
-        parameter: another eta or c for the sample redoes its group)."""
-        return dump([[key.eta, key.cost] for key in self.groups[_group(wildcards)]])
+    @cached_property
+    def jobs(self) -> dict[SimJob, list[RunGroup]]:
+        """The groups of each ``simulate`` job."""
+        return job_grid(self.groups)
+
+    def job_samples(self, wildcards: Mapping[str, str]) -> str:
+        """Each group of a job with the (eta, c) of its batches, as rule ``simulate`` takes
+        them (JSON, a parameter: another eta, c or sample redoes the job, and only it)."""
+        job = SimJob(wildcards["trace"], int(wildcards["part"]))
+        return dump([{"day": g.day, "seed": g.seed,
+                      "batches": [[key.eta, key.cost] for key in self.groups[g]]}
+                     for g in self.jobs[job]])
 
     def etas(self, trace: str) -> list[float]:
         return list(etas_of(self.config, trace))
@@ -205,18 +215,29 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
     return Plan(cfg, traces, run_grid(cfg, traces), runtime)
 
 
-def simulate_group(group: Mapping[str, str], batches: Sequence[Sequence[float]],
-                   trace: Mapping[str, Any], run: Mapping[str, Any],
-                   canonical: Sequence[str], out: str) -> None:
-    """Rule ``simulate``: every (eta, c) batch of one sample (trace, day, seed) under every
-    scheduler -> one CSV. The day's jobs are drawn (or read) once for all batches; the log
-    gets the start-up and a line per batch. The CSV is written once all batches are done."""
-    sample = _group(group)
-    resolved = ResolvedTrace.from_record(trace)
-    settings = replace(RunSettings.from_record(run), seed=sample.seed)
+def simulate_job(trace_name: str, samples: Sequence[Mapping[str, Any]],
+                 trace: Mapping[str, Any], run: Mapping[str, Any],
+                 canonical: Sequence[str], out: str) -> None:
+    """Rule ``simulate``: every (eta, c) batch of each sample (day, seed) of one job under
+    every scheduler -> one CSV. Each sample's day is drawn (or read) once for all its
+    batches; the log gets the job's start-up and a line per batch. The CSV is written once
+    all samples are done."""
+    _say(f"{trace_name}: {len(samples)} samples, start-up {time.process_time():.2f} CPU-s")
+    resolved, settings = ResolvedTrace.from_record(trace), RunSettings.from_record(run)
+    frames = [simulate_group(RunGroup(trace_name, int(s["day"]), int(s["seed"])),
+                             s["batches"], resolved, settings, canonical)
+              for s in samples]
+    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
+
+
+def simulate_group(sample: RunGroup, batches: Sequence[Sequence[float]],
+                   resolved: ResolvedTrace, run: RunSettings,
+                   canonical: Sequence[str]) -> pd.DataFrame:
+    """Every (eta, c) batch of one sample under every scheduler, the day drawn (or read)
+    once; a log line per batch."""
+    settings = replace(run, seed=sample.seed)
     jobs = load_days(resolved, sample.seed, [sample.day], _one(canonical))[sample.day]
     head = f"{sample.trace} day {sample.day} seed {sample.seed}"
-    _say(f"{head}: {len(batches)} batches, start-up {time.process_time():.2f} CPU-s")
     frames = []
     for i, (eta, cost) in enumerate(batches, 1):
         started = cpu_seconds()
@@ -224,7 +245,7 @@ def simulate_group(group: Mapping[str, str], batches: Sequence[Sequence[float]],
         frames.append(run_batch(jobs, key, resolved, settings))
         _say(f"{head}: batch {i} of {len(batches)} (eta {key.eta:g}, c {key.cost:g}) done in "
              f"{cpu_seconds() - started:.1f} CPU-s")
-    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
+    return pd.concat(frames, ignore_index=True)
 
 
 def collect_runs(paths: Sequence[str], out: str) -> None:
@@ -290,10 +311,6 @@ def logged(path: str | Path) -> Iterator[None]:
         except BaseException:
             traceback.print_exc()
             raise
-
-
-def _group(wildcards: Mapping[str, str]) -> RunGroup:
-    return RunGroup(wildcards["trace"], int(wildcards["day"]), int(wildcards["seed"]))
 
 
 def _say(line: str) -> None:

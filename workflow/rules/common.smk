@@ -5,6 +5,16 @@ from pathlib import Path
 
 from compass.experiments.pipeline import folder  # noqa: F401 (the rules' params use it)
 
+#: The conda environment of every step under --use-conda: environment.yml, generated from
+#: pyproject.toml (`python3 tasks.py lock`). The default run uses the interpreter Snakemake
+#: runs in (.venv); docs/pipeline.md, "Conda", says what is and is not tested.
+ENVIRONMENT = str(BASE / "environment.yml")
+
+#: Seconds papermill waits for a notebook's kernel to answer (its default, 60 s, is too short
+#: where the notebook steps share a loaded machine with simulations; at most the `notebook`
+#: resource's limit of kernels start at once: profiles/default/config.yaml).
+KERNEL_START_TIMEOUT_S = 600
+
 #: Category of each notebook's products in report.html: the paper's section and figure.
 REPORT_CATEGORIES = {
     "01_overall": "6.1 Overall (Fig. 1)",

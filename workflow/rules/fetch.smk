@@ -9,6 +9,8 @@ import sys
 rule fetch_venus:
     output:
         "data/raw/venus/cluster_log.csv",
+    conda:
+        ENVIRONMENT
     log:
         L.log("fetch_venus"),
     params:
@@ -21,6 +23,8 @@ rule fetch_venus:
 rule fetch_gfs:
     output:
         "data/raw/gfs/job_info_df.csv",
+    conda:
+        ENVIRONMENT
     log:
         L.log("fetch_gfs"),
     params:

@@ -3,6 +3,7 @@
 # results/<profile>/notebooks/, figures and tables to the profile's outputs.
 
 import sys
+from pathlib import Path
 
 DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
 CASE_FILES = [L.case_windows, L.case_timelines, L.case_jobs, L.case_runs]
@@ -26,18 +27,24 @@ for _name in NOTEBOOKS:
             notebook=L.notebook(_name),
             figures=reported(PLAN.figure_products(_name), REPORT_CATEGORIES[_name]),
             tables=reported(PLAN.table_products(_name), REPORT_CATEGORIES[_name]),
+        conda:
+            ENVIRONMENT
         log:
             L.log(f"notebooks/{_name}"),
         params:
             python=sys.executable,
-            results=lambda wc, input: folder(input.config),
-            figures=lambda wc, output: folder(output.figures[0]),
-            tables=lambda wc, output: folder(output.tables[0]),
+            start_timeout=KERNEL_START_TIMEOUT_S,
+            # absolute: the executed copy re-runs from its own folder or any other
+            results=lambda wc, input: folder(Path(input.config).resolve()),
+            figures=lambda wc, output: folder(Path(output.figures[0]).resolve()),
+            tables=lambda wc, output: folder(Path(output.tables[0]).resolve()),
         localrule: True
+        resources:
+            notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
-            "--no-progress-bar -p results {params.results} -p figures {params.figures} "
-            "-p tables {params.tables} 2> {log}"
+            "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "
+            "-p figures {params.figures} -p tables {params.tables} 2> {log}"
 
 
 rule table1:
@@ -45,6 +52,8 @@ rule table1:
         canonical=[c for t in PLAN.traces for c in PLAN.canonical(t)],
     output:
         reported(PLAN.table1_files, "Traces (Table 1)"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("table1"),
     params:

@@ -3,6 +3,7 @@
 # the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
 
 import sys
+from pathlib import Path
 
 from compass.experiments.config import check_schedulers
 from compass.experiments.openb import (
@@ -43,6 +44,8 @@ if OPENB is not None:
             OPENB.replay.path,
         output:
             OPENB_REPLAY,
+        conda:
+            ENVIRONMENT
         log:
             L.log("openb_replay"),
         params:
@@ -57,6 +60,8 @@ if OPENB is not None:
             [*OPENB.packing.variants.values(), OPENB.packing.node_list],
         output:
             OPENB_PACKING,
+        conda:
+            ENVIRONMENT
         log:
             L.log("openb_packing"),
         params:
@@ -77,15 +82,21 @@ if OPENB is not None:
             notebook=L.notebook(OPENB_NOTEBOOK_NAME),
             figures=reported(OPENB_FIGURES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
             tables=reported(OPENB_TABLES, REPORT_CATEGORIES[OPENB_NOTEBOOK_NAME]),
+        conda:
+            ENVIRONMENT
         log:
             L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:
             python=sys.executable,
-            results=lambda wc, input: folder(input.config),
-            figures=lambda wc, output: folder(output.figures[0]),
-            tables=lambda wc, output: folder(output.tables[0]),
+            start_timeout=KERNEL_START_TIMEOUT_S,
+            # absolute: the executed copy re-runs from its own folder or any other
+            results=lambda wc, input: folder(Path(input.config).resolve()),
+            figures=lambda wc, output: folder(Path(output.figures[0]).resolve()),
+            tables=lambda wc, output: folder(Path(output.tables[0]).resolve()),
         localrule: True
+        resources:
+            notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
-            "--no-progress-bar -p results {params.results} -p figures {params.figures} "
-            "-p tables {params.tables} 2> {log}"
+            "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "
+            "-p figures {params.figures} -p tables {params.tables} 2> {log}"

@@ -13,6 +13,8 @@ if PHYSICAL is not None:
             canonical=PLAN.canonical(PHYSICAL.trace),
         output:
             L.physical_summary,
+        conda:
+            ENVIRONMENT
         log:
             L.log("physical"),
         params:

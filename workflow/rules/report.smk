@@ -20,6 +20,8 @@ rule claims:
         openb_claims=OPENB_CLAIMS,
     output:
         reported(CLAIMS_FILES, "Claims"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("claims"),
     params:
@@ -38,6 +40,8 @@ if EXTENSION_FILES:
             runs=L.runs,
         output:
             reported(EXTENSION_FILES, "Beyond the paper: COMPASS-ABS+"),
+        conda:
+            ENVIRONMENT
         log:
             L.log("extension_leads"),
         params:
@@ -62,6 +66,8 @@ rule report:
         openb_claims=OPENB_CLAIMS,
     output:
         PLAN.report,
+    conda:
+        ENVIRONMENT
     log:
         L.log("report"),
     params:

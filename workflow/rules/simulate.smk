@@ -11,6 +11,8 @@ RUN = dump(PLAN.config.run.record())
 rule config_json:
     output:
         L.config,
+    conda:
+        ENVIRONMENT
     log:
         L.log("config_json"),
     params:
@@ -27,6 +29,8 @@ rule canonical_trace:
         raw=lambda wc: PLAN.raw_file(wc.trace),
     output:
         L.canonical("{trace}"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("canonical_trace/{trace}"),
     params:
@@ -41,6 +45,8 @@ rule day_table:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
         L.day_table("{trace}"),
+    conda:
+        ENVIRONMENT
     log:
         L.log("day_table/{trace}"),
     params:
@@ -53,21 +59,23 @@ rule day_table:
         "../scripts/day_table.py"
 
 
-# One job per sample (trace, day, seed): every (eta, c) batch of it, the day drawn once.
+# One job per part of a trace's samples (trace, day, seed; compass.experiments.grid.SimJob):
+# every (eta, c) batch of each, its day drawn once; Python's start-up paid once per part.
 rule simulate:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "day{day}_s{seed}.csv",
+        L.root / "runs" / "{trace}" / "part{part}.csv",
+    conda:
+        ENVIRONMENT
     log:
-        L.log("simulate/{trace}/day{day}_s{seed}"),
+        L.log("simulate/{trace}/part{part}"),
     wildcard_constraints:
         trace=r"[a-z0-9-]+",
-        day=r"\d+",
-        seed=r"\d+",
+        part=r"\d+",
     params:
         trace=lambda wc: PLAN.trace_json(wc.trace),
-        batches=lambda wc: PLAN.group_batches(dict(wc)),
+        samples=lambda wc: PLAN.job_samples(dict(wc)),
         run=RUN,
     resources:
         mem_mb=4000,
@@ -78,9 +86,11 @@ rule simulate:
 
 rule collect_runs:
     input:
-        [group.path(L.root) for group in PLAN.groups],
+        [job.path(L.root) for job in PLAN.jobs],
     output:
         L.runs,
+    conda:
+        ENVIRONMENT
     log:
         L.log("collect_runs"),
     localrule: True
@@ -96,6 +106,8 @@ rule case_study:
         timelines=L.case_timelines,
         jobs=L.case_jobs,
         runs=L.case_runs,
+    conda:
+        ENVIRONMENT
     log:
         L.log("case_study"),
     params:
@@ -114,6 +126,8 @@ rule nvl72:
     output:
         runs=L.nvl72,
         settings=L.nvl72_settings,
+    conda:
+        ENVIRONMENT
     log:
         L.log("nvl72"),
     params:

@@ -1,0 +1,129 @@
+"""docs/measurements.yaml is the one source of every time and count the docs quote.
+
+README.md and ARTIFACT.md may quote a duration (h / min / s / ms / us, ranges included), a
+CPU time (CPU-s, CPU-seconds, core-seconds) or a count of tests, notebooks, figures or steps
+only if an entry of the YAML lists that exact text in `quoted`; docs/*.md likewise for
+durations in hours and minutes, CPU times and counts (their plain seconds, milliseconds and
+microseconds are simulated quantities, parameters and per-event benchmark rates, which the
+docs give with the benchmark that measures them). Each `quoted` text must say its entry's
+value, to the precision it is written with. WHITELIST holds the few matches that are no
+measurement, each with its reason.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRIES = yaml.safe_load((ROOT / "docs" / "measurements.yaml").read_text())["measurements"]
+STRICT_FILES = ["README.md", "ARTIFACT.md"]
+DOC_FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+REQUIRED = {"id", "figure", "value", "unit", "quoted", "kind", "date", "commit"}
+MEASURED = {"command", "machine", "cores", "load"}
+
+NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+RANGE = rf"{NUM}(?:-{NUM})?"
+HOURS = r"(?:h|hours?)"
+MINUTES = r"(?:min|minutes?)"
+SECONDS = r"(?:s|seconds?)"
+CPU = r"(?:CPU-s|CPU-seconds|CPU seconds|core-seconds)"
+COUNTS = r"(?:passed|failed|skipped|deselected|errors?|notebooks|figures|steps)"
+LONG = (rf"{RANGE} {HOURS}(?: {NUM} {MINUTES})?(?: {NUM} {SECONDS})?"
+        rf"|{RANGE} {MINUTES}(?: {NUM} {SECONDS})?"
+        rf"|{RANGE} {CPU}|{RANGE} {COUNTS}")
+SHORT = rf"{RANGE} ?(?:{SECONDS}|ms|us|µs)"
+_EDGE_BEFORE, _EDGE_AFTER = r"(?<![\w.,+-])", r"(?![\w-])"
+LOOSE = re.compile(rf"{_EDGE_BEFORE}(?:{LONG}){_EDGE_AFTER}")
+STRICT = re.compile(rf"{_EDGE_BEFORE}(?:{LONG}|{SHORT}){_EDGE_AFTER}")
+
+#: (file, text): why a match there is not a measurement.
+WHITELIST = {
+    ("docs/nvl72.md", "1 h"): "a workload parameter: the median job duration",
+    ("docs/simulator.md", "2 h"): "a workload parameter: the filled stream's period",
+    ("docs/pipeline.md", "10 minutes"): "a parameter (DRR's cycle) and the paper's phrase",
+    ("docs/pipeline.md", "5-15 minutes"): "how the report reads the paper's 'about 10 minutes'",
+}
+
+_UNIT_SECONDS = {"h": 3600, "hour": 3600, "hours": 3600, "min": 60, "minute": 60,
+                 "minutes": 60, "s": 1, "second": 1, "seconds": 1, "ms": 1e-3, "us": 1e-6,
+                 "µs": 1e-6}
+
+
+def parse(text: str) -> tuple[float, float, float]:
+    """What a quoted text says: (low, high, tolerance) in seconds (times, CPU times) or
+    units (counts); the tolerance is half the last digit written in its smallest unit."""
+    low = high = 0.0
+    tolerance = 0.0
+    for number, unit in re.findall(rf"({RANGE}) ?([^\d\s,]+(?: seconds)?)", text):
+        unit = unit.strip()
+        scale = 1.0 if re.fullmatch(rf"{CPU}|{COUNTS}", unit) else _UNIT_SECONDS[unit]
+        parts = [float(p.replace(",", "")) for p in number.split("-")] if "-" in number \
+            else [float(number.replace(",", ""))] * 2
+        low, high = low + parts[0] * scale, high + parts[1] * scale
+        decimals = len(number.split(".")[1]) if "." in number else 0
+        tolerance = 0.5 * 10 ** -decimals * scale
+    return low, high, tolerance
+
+
+def test_every_entry_is_complete_and_says_its_value():
+    ids = [e["id"] for e in ENTRIES]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for entry in ENTRIES:
+        assert REQUIRED <= set(entry), (entry["id"], REQUIRED - set(entry))
+        assert entry["kind"] in ("measured", "computed"), entry["id"]
+        if entry["kind"] == "measured":
+            assert MEASURED <= set(entry), (entry["id"], MEASURED - set(entry))
+        else:
+            assert set(entry["from"]) <= set(ids), entry["id"]
+        value = entry["value"]
+        low, high = (value, value) if not isinstance(value, list) else value
+        for text in entry["quoted"]:
+            assert STRICT.fullmatch(text), (entry["id"], text)
+            lo, hi, tol = parse(text)
+            assert abs(lo - low) <= tol + 1e-9 and abs(hi - high) <= tol + 1e-9, (
+                entry["id"], text, (lo, hi, tol), value)
+
+
+def _quoted() -> set[str]:
+    return {text for entry in ENTRIES for text in entry["quoted"]}
+
+
+@pytest.mark.parametrize("name", STRICT_FILES + DOC_FILES)
+def test_the_docs_quote_times_and_counts_only_from_the_measurements(name):
+    text = (ROOT / name).read_text()
+    pattern = STRICT if name in STRICT_FILES else LOOSE
+    known = _quoted()
+    stray = []
+    for match in pattern.finditer(text):
+        if match[0] not in known and (name, match[0]) not in WHITELIST:
+            line = text.count("\n", 0, match.start()) + 1
+            stray.append(f"{name}:{line}: {match[0]!r}")
+    assert not stray, "not in docs/measurements.yaml:\n" + "\n".join(stray)
+
+
+@pytest.mark.parametrize("text, low, high", [
+    ("122 min 56 s", 7376, 7376), ("1 h 40 min", 6000, 6000), ("20.5 min", 1230, 1230),
+    ("515 s", 515, 515), ("2-6 s", 2, 6), ("2.5-3 min", 150, 180), ("1,000 passed", 1000, 1000),
+    ("12,300 CPU-seconds", 12300, 12300), ("177 us", 177e-6, 177e-6)])
+def test_the_parser_reads_each_form(text, low, high):
+    assert STRICT.fullmatch(text)
+    lo, hi, _ = parse(text)
+    assert (lo, hi) == pytest.approx((low, high))
+
+
+@pytest.mark.parametrize("line, found", [
+    ("quick took 4 min 58 s (536 CPU-s)", ["4 min 58 s", "536 CPU-s"]),
+    ("the suite: 946 passed, 4 skipped in 515 s", ["946 passed", "4 skipped", "515 s"]),
+    ("about 16 min on 8 cores; 7 notebooks, 18 figures", ["16 min", "7 notebooks",
+                                                          "18 figures"]),
+    ("c = 1..10 s, eta 0.9, day26_s1.csv, +17,516 s", []),
+])
+def test_the_matcher_is_strict_on_durations_and_counts(line, found):
+    """The forms the issue named are caught in README and ARTIFACT.md; parameters such as
+    `c = 1..10 s` and signed differences are not measurements."""
+    assert [m[0] for m in STRICT.finditer(line)] == found
