@@ -33,7 +33,8 @@ def test_quick_runs_no_physical_experiment_and_full_does():
     assert quick.physical_inputs("01_overall") == []
     full = replace(make_plan(profile("full"), ROOT), runtime=True)
     spec = full.config.experiments.physical
-    assert spec is not None and spec.trace == "physmix" and spec.nodes == 4
+    assert spec is not None and spec.trace == "physmix-migrate" and spec.nodes == 4
+    assert spec.scenario and full.physical_canonical() == []
     assert full.physical_inputs("01_overall") == [full.layout.physical_summary]
     assert any(p.name == f"{PHYSICAL_TABLE}.md" for p in full.products("01_overall"))
     assert full.physical_record()["schedulers"] == list(spec.schedulers)
@@ -47,6 +48,38 @@ def test_physical_step_is_skipped_with_a_note_without_the_runtime():
     assert full.physical_record() == {}
     [note] = [n for n in full.notes if "physical" in n]
     assert note.startswith("SKIPPED") and "pip install torch" in note
+
+
+def test_physical_scenario_runs_its_fixed_jobs(tmp_path, monkeypatch):
+    """A scenario needs no ``traces`` entry; the rule replays its job list under each
+    scheduler (``run_physical`` stubbed: the jobs it is handed are what is checked)."""
+    import compass.runtime
+    from compass.experiments.pipeline import physical_runs
+    from compass.traces.physmix_migrate import physmix_migrate
+
+    handed = []
+
+    class Result:
+        summary = {"afr": 0.1}
+
+        def write(self, folder):
+            return folder
+
+    def fake_run(jobs, name, **kwargs):
+        handed.append((name, jobs))
+        return Result()
+
+    monkeypatch.setattr(compass.runtime, "run_physical", fake_run)
+    full = replace(make_plan(profile("full"), ROOT), runtime=True)
+    out = tmp_path / "physical" / "summary.csv"
+    out.parent.mkdir()
+    physical_runs(full.physical_record(), {}, 0, [], str(out))
+    expected = physmix_migrate()
+    assert [name for name, _ in handed] == list(full.physical.schedulers)
+    for _, jobs in handed:
+        pd.testing.assert_frame_equal(jobs, expected.head(full.physical.max_jobs))
+    summary = pd.read_csv(out)
+    assert set(summary["trace"]) == {"physmix-migrate"} and set(summary["label"]) == {"SYNTHETIC"}
 
 
 def test_physical_refers_to_a_configured_trace_and_registered_schedulers():

@@ -120,12 +120,19 @@ class CaseStudyConfig:
     candidate_days: tuple[int, ...] | None
 
 
+#: Physical scenarios a profile may name as ``experiments.physical.trace`` without a
+#: ``traces`` entry: fixed job lists (``physmix-migrate``: ``compass.traces.physmix_migrate``,
+#: designed so that COMPASS-ABS migrates).
+PHYSICAL_SCENARIOS = ("physmix-migrate",)
+
+
 @dataclass(frozen=True)
 class PhysicalConfig:
     """Section 5.1: Phys-Mix run as real training jobs on Ray (``compass.runtime``).
 
-    The first ``max_jobs`` jobs of ``day`` of ``trace``, on ``nodes`` emulated 8-GPU nodes,
-    at ``time_scale`` trace seconds per wall second, under each of ``schedulers`` in turn.
+    The first ``max_jobs`` jobs of ``day`` of ``trace`` (a trace under ``traces``, or one of
+    ``PHYSICAL_SCENARIOS``, whose ``day`` is ignored), on ``nodes`` emulated 8-GPU nodes, at
+    ``time_scale`` trace seconds per wall second, under each of ``schedulers`` in turn.
     Needs the ``runtime`` extra (torch, ray); docs/runtime.md.
     """
 
@@ -135,6 +142,11 @@ class PhysicalConfig:
     nodes: int
     max_jobs: int
     time_scale: float
+
+    @property
+    def scenario(self) -> bool:
+        """Whether ``trace`` names a fixed scenario rather than a configured trace."""
+        return self.trace in PHYSICAL_SCENARIOS
 
 
 @dataclass(frozen=True)
@@ -369,7 +381,7 @@ def _check_references(cfg: PipelineConfig) -> None:
     x = cfg.experiments
     used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
             *x.migration_traces, x.case.trace, *x.migration_days,
-            *([x.physical.trace] if x.physical else [])}
+            *([x.physical.trace] if x.physical and not x.physical.scenario else [])}
     missing = sorted(used - set(cfg.traces))
     if missing:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")

@@ -67,8 +67,10 @@ def physical_label(res: Results) -> str:
     runs = pd.read_csv(res.layout.physical_summary)
     modes = ", ".join(sorted({f"{m} nodes, {d} training" for m, d in
                               zip(runs["mode"], runs["device"])}))
-    return (f"MEASURED on Ray ({modes}): the first {spec.max_jobs} jobs of day {spec.day} of "
-            f"{res.traces[spec.trace].label}, {spec.nodes} x 8 GPUs, time scale "
+    jobs = (f"the {spec.trace} scenario's first {spec.max_jobs} jobs (SYNTHETIC)"
+            if spec.scenario else
+            f"the first {spec.max_jobs} jobs of day {spec.day} of {res.traces[spec.trace].label}")
+    return (f"MEASURED on Ray ({modes}): {jobs}, {spec.nodes} x 8 GPUs, time scale "
             f"{spec.time_scale:g} | profile {res.config.profile}")
 
 

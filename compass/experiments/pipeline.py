@@ -187,6 +187,17 @@ class Plan:
         spec = self.traces[trace].spec
         return [Path(spec.real.path)] if self.traces[trace].origin == "real" and spec.real else []
 
+    def physical_canonical(self) -> list[Path]:
+        """The canonical CSV the physical runs read (none for a scenario or synthetic trace)."""
+        physical = self.physical
+        return [] if physical is None or physical.scenario else self.canonical(physical.trace)
+
+    def physical_trace_json(self) -> str:
+        """The physical runs' trace record (empty for a scenario)."""
+        physical = self.physical
+        return dump({}) if physical is None or physical.scenario else self.trace_json(
+            physical.trace)
+
     def canonical(self, trace: str) -> list[Path]:
         """The canonical CSV a step on ``trace`` reads (real traces only)."""
         return [self.layout.canonical(trace)] if self.traces[trace].origin == "real" else []
@@ -328,8 +339,14 @@ def physical_runs(physical: Mapping[str, Any], trace: Mapping[str, Any], seed: i
     from compass.runtime import run_physical  # needs the runtime extra (torch, ray)
 
     spec = PhysicalConfig(**{**physical, "schedulers": tuple(physical["schedulers"])})
-    resolved = ResolvedTrace.from_record(trace)
-    jobs = load_days(resolved, seed, [spec.day], _one(canonical))[spec.day]
+    if spec.scenario:
+        from compass.traces.physmix_migrate import physmix_migrate
+
+        jobs, name_of, label = physmix_migrate(), spec.trace, "SYNTHETIC"
+    else:
+        resolved = ResolvedTrace.from_record(trace)
+        jobs = load_days(resolved, seed, [spec.day], _one(canonical))[spec.day]
+        name_of, label = resolved.name, resolved.label
     jobs = jobs.head(spec.max_jobs).reset_index(drop=True)
     folder = Path(out).parent
     rows = []
@@ -338,6 +355,6 @@ def physical_runs(physical: Mapping[str, Any], trace: Mapping[str, Any], seed: i
         result = run_physical(jobs, name, nodes=spec.nodes, time_scale=spec.time_scale,
                               seed=seed, workdir=folder / name / "work", progress=True)
         result.write(folder / name)
-        rows.append({"scheduler": name, "trace": resolved.name, "day": spec.day,
-                     "label": resolved.label, **result.summary})
+        rows.append({"scheduler": name, "trace": name_of, "day": spec.day,
+                     "label": label, **result.summary})
     pd.DataFrame(rows).to_csv(out, index=False)

@@ -10,7 +10,7 @@ if PHYSICAL is not None:
 
     rule physical:
         input:
-            canonical=PLAN.canonical(PHYSICAL.trace),
+            canonical=PLAN.physical_canonical(),
         output:
             L.physical_summary,
         conda:
@@ -19,7 +19,7 @@ if PHYSICAL is not None:
             L.log("physical"),
         params:
             physical=dump(PLAN.physical_record()),
-            trace=PLAN.trace_json(PHYSICAL.trace),
+            trace=PLAN.physical_trace_json(),
             seed=PLAN.config.seed,
         threads: workflow.cores
         script:
