@@ -227,10 +227,12 @@ def _device_of(device: str, job: CheckJob, generation: int, rank: int) -> str:
     return f"cuda:{(job.job_id + generation * job.instances + rank) % count}"
 
 
-def distance_to_uninterrupted(job: CheckJob, steps: int, device: str, workdir: Path) -> float:
-    """Largest absolute difference between the parameters ``job`` checkpointed after
-    ``steps`` steps (with its migrations) and those of a run of ``steps`` steps in one go on
-    the same device (single-instance jobs)."""
+def distance_to_uninterrupted(job: CheckJob, steps: int, device: str,
+                              workdir: Path) -> dict[str, Any]:
+    """Compare the parameters ``job`` checkpointed after ``steps`` steps (with its
+    migrations) with those of a run of ``steps`` steps in one go on the same device
+    (single-instance jobs): the largest absolute difference where both are finite, and how
+    many values are not finite in each (a run that diverged; equal masks are required)."""
     import torch
 
     from compass.runtime.trainer import Trainer
@@ -240,8 +242,19 @@ def distance_to_uninterrupted(job: CheckJob, steps: int, device: str, workdir: P
     trainer.run(threading.Event())
     saved = torch.load(workdir / f"job-{job.job_id}.pt", map_location="cpu",
                        weights_only=True)["model"]
-    return max(float((t.detach().cpu() - saved[name]).abs().max())
-               for name, t in trainer.model.state_dict().items())
+    diff, nonfinite_migrated, nonfinite_uninterrupted, masks_equal = 0.0, 0, 0, True
+    for name, t in trainer.model.state_dict().items():
+        ours, theirs = saved[name].float(), t.detach().cpu().float()
+        ok_ours, ok_theirs = torch.isfinite(ours), torch.isfinite(theirs)
+        nonfinite_migrated += int((~ok_ours).sum())
+        nonfinite_uninterrupted += int((~ok_theirs).sum())
+        masks_equal &= bool(torch.equal(ok_ours, ok_theirs))
+        both = ok_ours & ok_theirs
+        if both.any():
+            diff = max(diff, float((ours[both] - theirs[both]).abs().max()))
+    return {"max_abs_diff_uninterrupted": diff, "nonfinite_migrated": nonfinite_migrated,
+            "nonfinite_uninterrupted": nonfinite_uninterrupted,
+            "nonfinite_masks_equal": masks_equal}
 
 
 def run_check(args: argparse.Namespace, report: dict[str, Any]) -> None:
@@ -313,8 +326,7 @@ def run_check(args: argparse.Namespace, report: dict[str, Any]) -> None:
         final = finals[job.job_id]
         entry.update(final_step=final["step"], migrations=generations[job.job_id])
         if job.instances == 1:
-            entry["max_abs_diff_uninterrupted"] = distance_to_uninterrupted(
-                job, final["step"], args.device, workdir)
+            entry.update(distance_to_uninterrupted(job, final["step"], args.device, workdir))
     report["workdir"] = str(workdir)
 
 
@@ -331,9 +343,15 @@ def verdict(report: dict[str, Any], wanted: int) -> list[str]:
             failed.append(f"migration {row['migration']}: restored state differs or off device")
     tolerance = 0.0 if report["device"] == "cpu" else CUDA_TOLERANCE
     for job in report["jobs"]:
-        if job.get("max_abs_diff_uninterrupted", 0.0) > tolerance:
+        if "max_abs_diff_uninterrupted" not in job:
+            continue  # a data-parallel job: compared through its restored digests only
+        if not job["max_abs_diff_uninterrupted"] <= tolerance:  # NaN fails too
             failed.append(f"job {job['job_id']}: differs from its uninterrupted run by "
                           f"{job['max_abs_diff_uninterrupted']:.3g} > {tolerance:g}")
+        if not job["nonfinite_masks_equal"]:
+            failed.append(f"job {job['job_id']}: non-finite values in different places "
+                          f"({job['nonfinite_migrated']} after migrations, "
+                          f"{job['nonfinite_uninterrupted']} uninterrupted)")
     return failed
 
 

@@ -58,9 +58,25 @@ def test_verdict_fails_a_migration_that_did_not_restore_the_saved_state(bad):
     assert check.verdict({**report, "migrations": [_row()]}, 2) == ["1 migrations of 2"]
 
 
+def _job(diff, **kw):
+    return {"job_id": 0, "max_abs_diff_uninterrupted": diff, "nonfinite_migrated": 0,
+            "nonfinite_uninterrupted": 0, "nonfinite_masks_equal": True, **kw}
+
+
+def test_verdict_fails_nan_and_diverged_runs_that_diverge_differently():
+    check = _module()
+    report = {"device": "cuda", "migrations": []}
+    assert len(check.verdict({**report, "jobs": [_job(float("nan"))]}, 0)) == 1
+    diverged = _job(0.0, nonfinite_migrated=3, nonfinite_uninterrupted=5,
+                    nonfinite_masks_equal=False)
+    assert len(check.verdict({**report, "jobs": [diverged]}, 0)) == 1
+    same = _job(0.0, nonfinite_migrated=4, nonfinite_uninterrupted=4)
+    assert check.verdict({**report, "jobs": [same]}, 0) == []
+
+
 def test_verdict_tolerates_cuda_rounding_but_not_on_cpu():
     check = _module()
-    jobs = [{"job_id": 0, "max_abs_diff_uninterrupted": check.CUDA_TOLERANCE / 2}]
+    jobs = [_job(check.CUDA_TOLERANCE / 2)]
     assert check.verdict({"device": "cuda", "migrations": [], "jobs": jobs}, 0) == []
     assert len(check.verdict({"device": "cpu", "migrations": [], "jobs": jobs}, 0)) == 1
     jobs[0]["max_abs_diff_uninterrupted"] = 2 * check.CUDA_TOLERANCE
