@@ -20,6 +20,9 @@ class Products:
     figures: tuple[str, ...]
     tables: tuple[str, ...]
     category: str
+    #: which results beyond runs.csv and the day tables it reads (``Layout.needs``):
+    #: "case" (the case-study windows and replays), "nvl72" (the NVL72 runs)
+    needs: tuple[str, ...] = ()
 
 
 #: The experiment notebooks in ``notebooks/``, in the paper's order, and their products.
@@ -38,8 +41,8 @@ NOTEBOOKS: dict[str, Products] = {
                                   "6.5 Migration cost (Fig. 4)"),
     "06_case_study": Products(("fig5_nsif", "fig6_gpu_util", "fig7_empty_nodes"),
                               ("case_blocking", "case_head_blocking"),
-                              "6.6 Case study (Figs. 5-7)"),
-    "07_nvl72": Products(("fig_nvl72",), ("nvl72",), "Appendix D: NVL72"),
+                              "6.6 Case study (Figs. 5-7)", needs=("case",)),
+    "07_nvl72": Products(("fig_nvl72",), ("nvl72",), "Appendix D: NVL72", needs=("nvl72",)),
 }
 #: The REAL openb notebook: its own rules (workflow/rules/openb.smk), run only when the
 #: profile has an ``openb`` block (``compass.experiments.openb``).
@@ -128,6 +131,13 @@ class Layout:
     def nvl72_settings(self) -> Path:
         """The workload settings those runs used (JSON)."""
         return self.root / "nvl72" / "settings.json"
+
+    def needs(self, products: Products) -> list[Path]:
+        """The results a notebook reads beyond runs.csv and the day tables (its ``needs``)."""
+        files = {"case": [self.case_windows, self.case_timelines, self.case_jobs,
+                          self.case_runs],
+                 "nvl72": [self.nvl72, self.nvl72_settings]}
+        return [path for need in products.needs for path in files[need]]
 
     def notebook(self, name: str) -> Path:
         return self.root / "notebooks" / f"{name}.ipynb"

@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
 from compass.experiments.pipeline import folder  # noqa: F401 (the rules' params use it)
 
 #: The conda environment of every step under --use-conda: environment.yml, generated from
@@ -15,17 +16,6 @@ ENVIRONMENT = str(BASE / "environment.yml")
 #: resource's limit of kernels start at once: profiles/default/config.yaml).
 KERNEL_START_TIMEOUT_S = 600
 
-#: Category of each notebook's products in report.html: the paper's section and figure.
-REPORT_CATEGORIES = {
-    "01_overall": "6.1 Overall (Fig. 1)",
-    "02_eta_sweep": "6.2 Eta sweep (Fig. 2)",
-    "03_composition": "6.3 Composition (Table 2, Fig. 3)",
-    "04_wcc_coverage": "6.4 WCC coverage (Table 3)",
-    "05_migration_cost": "6.5 Migration cost (Fig. 4)",
-    "06_case_study": "6.6 Case study (Figs. 5-7)",
-    "07_nvl72": "Appendix D: NVL72",
-    "08_real_openb": "REAL openb",
-}
 #: File types report.html shows: figures as PNG, tables as CSV (PDF and Markdown stay out).
 REPORTED = (".png", ".csv")
 

@@ -6,8 +6,6 @@ import sys
 from pathlib import Path
 
 DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
-CASE_FILES = [L.case_windows, L.case_timelines, L.case_jobs, L.case_runs]
-NVL72_FILES = [L.nvl72, L.nvl72_settings]
 
 for _name in NOTEBOOKS:
 
@@ -19,8 +17,7 @@ for _name in NOTEBOOKS:
             config=L.config,
             runs=L.runs,
             days=DAY_TABLES,
-            case=CASE_FILES if _name == "06_case_study" else [],
-            nvl72=NVL72_FILES if _name == "07_nvl72" else [],
+            needs=L.needs(NOTEBOOKS[_name]),
             physical=PLAN.physical_inputs(_name),
             claims=CLAIMS_FILES,
         output:

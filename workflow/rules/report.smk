@@ -14,7 +14,7 @@ rule claims:
         config=L.config,
         runs=L.runs,
         days=DAY_TABLES,
-        case=CASE_FILES,
+        case=L.needs(NOTEBOOKS["06_case_study"]),
         table1=PLAN.table1_files,
         openb=OPENB_DATA,  # workflow/rules/openb.smk
         openb_claims=OPENB_CLAIMS,
