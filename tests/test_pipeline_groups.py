@@ -60,7 +60,7 @@ def test_a_group_is_every_batch_of_one_sample(name, groups):
     assert list(p.groups) == sorted(p.groups)
 
 
-@pytest.mark.parametrize("name, size, jobs", [("smoke", 1, 8), ("quick", 1, 18),
+@pytest.mark.parametrize("name, size, jobs", [("smoke", 1, 8), ("quick", 1, 30),
                                               ("medium", 2, 35), ("full", 10, 187)])
 def test_a_job_is_consecutive_groups_of_one_trace(name, size, jobs):
     """Every group in exactly one job; a job's groups are of one trace, in order, at most
