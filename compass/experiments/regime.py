@@ -25,6 +25,7 @@ import yaml
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.composition import composition_runs
 from compass.experiments.results import Results
+from compass.experiments.tables import write_table
 
 #: The six baselines of the paper and the five it groups apart from FFT in section 6.6.
 BASELINES = ("gfs", "fgd", "cafgd", "mcg", "fft", "drr")
@@ -202,6 +203,18 @@ def before_after(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     merged = before.merge(after[keep], on="id", suffixes=("_before", "_after"))
     return merged[["id", "trace", "quantity", "role", "paper", "ours_before",
                    "interval_before", "ours_after", "interval_after", "where"]]
+
+
+#: The table's stem under the profile's tables folder (paper/tables/regime.csv and .md).
+REGIME_TABLE = "regime"
+
+
+def write_regime(results: str | Path, regime_path: str | Path, tables: str | Path) -> list[Path]:
+    """Rule ``regime``: the regime table of a results folder, as CSV and Markdown."""
+    res = Results.load(results)
+    table = regime_table(res, read_regime(regime_path), CaseStudy.load(res))
+    return write_table(table, tables, REGIME_TABLE,
+                       f"The paper's operating regime beside ours. {res.label()}")
 
 
 def write_regime_table(table: pd.DataFrame, path: str | Path) -> Path:
