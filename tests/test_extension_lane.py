@@ -16,9 +16,11 @@ from compass.experiments import extension as E
 from compass.experiments.claims import load_claims, load_deviations
 from compass.experiments.config import (
     EXTENSION_SCHEDULERS,
+    LANE_ESTIMATES,
     PAPER_SCHEDULERS,
     ConfigError,
     RunSettings,
+    lane_label,
     parse_config,
 )
 from compass.experiments.layout import Layout
@@ -50,9 +52,13 @@ def test_every_profile_runs_the_extension_and_the_schema_knows_only_its_schedule
     assert tuple(schema["properties"]["extension"]["items"]["enum"]) == EXTENSION_SCHEDULERS
     raw = profile(name)
     assert parse_config(raw).extension == EXTENSION_SCHEDULERS
-    raw["extension"] = ["compass-abs"]
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(raw, schema)
+    assert tuple(schema["properties"]["extension_estimates"]["items"]["enum"]) == \
+        LANE_ESTIMATES
+    assert parse_config(raw).run.extension_estimates == LANE_ESTIMATES
+    jsonschema.validate(raw, schema)
+    for key, value in (("extension", ["compass-abs"]), ("extension_estimates", ["exact"])):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**raw, key: value}, schema)
 
 
 def test_the_extension_key_is_checked_and_defaults_to_none():
@@ -64,15 +70,27 @@ def test_the_extension_key_is_checked_and_defaults_to_none():
         parse_config({**raw, "extension": ["gfs"]})
     with pytest.raises(ConfigError, match="twice"):
         parse_config({**raw, "extension": ["compass-abs-plus", "compass-abs-plus"]})
-    raw["variants"] = {"compass-abs-plus": {"scheduler": "mcg", "params": {}}}
-    with pytest.raises(ConfigError, match="own name"):
-        parse_config(raw)
+    for estimates in (["exact"], ["user", "user"], ["oracle"]):
+        with pytest.raises(ConfigError, match="extension_estimates"):
+            parse_config({**raw, "extension_estimates": estimates})
+    assert parse_config({k: v for k, v in raw.items() if k != "extension_estimates"}
+                        ).run.extension_estimates == ()
+    for label in ("compass-abs-plus", lane_label("gfs-backfill", "user")):
+        with pytest.raises(ConfigError, match="own name"):
+            parse_config({**raw, "variants": {label: {"scheduler": "mcg", "params": {}}}})
 
 
 def test_a_batch_runs_the_extension_after_the_paper_schedulers_and_variants():
     run = parse_config(profile("smoke")).run
     labels = [label for label, _, _ in run.runs()]
-    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS]
+    lanes = [lane_label(s, e) for e in LANE_ESTIMATES for s in EXTENSION_SCHEDULERS]
+    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS,
+                      *lanes]
+    params = {label: (scheduler, p) for label, scheduler, p in run.runs()}
+    for estimate in LANE_ESTIMATES:
+        for s in EXTENSION_SCHEDULERS:
+            scheduler, p = params[lane_label(s, estimate)]
+            assert scheduler == s and p == {**params[s][1], "runtime_estimate": estimate}
     assert RunSettings.from_record(json.loads(json.dumps(run.record()))) == run
 
 
@@ -80,8 +98,12 @@ def test_without_the_extension_a_batchs_parameters_are_unchanged():
     """A profile without the lane keeps its batches' record, so no batch is redone."""
     raw = {k: v for k, v in profile("smoke").items() if k != "extension"}
     record = parse_config(raw).run.record()
-    assert "extension" not in record
+    assert "extension" not in record and "extension_estimates" not in record
     assert RunSettings.from_record(record).extension == ()
+    assert [s for s, _, _ in parse_config(raw).run.runs()] == \
+        [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600"]
+    lane = {k: v for k, v in profile("smoke").items() if k != "extension_estimates"}
+    assert "extension_estimates" not in parse_config(lane).run.record()
 
 
 # ------------------------------------------------------------------ a results folder

@@ -32,7 +32,7 @@ class Results:
     runs: pd.DataFrame
     #: the sensitivity variants' runs (``scheduler`` is the variant's label)
     variant_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: our extension's runs (``scheduler`` is one of the profile's ``extension``)
+    #: our extension's runs (``scheduler`` is one of ``PipelineConfig.extension_labels``)
     extension_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
@@ -43,7 +43,7 @@ class Results:
         runs = pd.read_csv(layout.runs, dtype={"error": str})
         runs["error"] = runs["error"].fillna("")
         variant = runs["scheduler"].isin(list(cfg.variants))
-        extension = runs["scheduler"].isin(list(cfg.extension))
+        extension = runs["scheduler"].isin(list(cfg.extension_labels))
         return cls(layout, cfg, traces, runs[~variant & ~extension].reset_index(drop=True),
                    runs[variant].reset_index(drop=True), runs[extension].reset_index(drop=True))
 
