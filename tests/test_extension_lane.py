@@ -177,8 +177,12 @@ def test_results_keep_the_extensions_runs_apart_and_add_them_on_request(smoke_re
                                  for e in LANE_ESTIMATES)}
     assert not set(res.config.extension_labels) & set(res.runs["scheduler"])
     assert "compass-abs-plus" not in set(res.variant_runs["scheduler"])
-    both = res.with_extension()
-    assert len(both.runs) == len(res.runs) + len(res.extension_runs)
+    both = res.with_extension()   # the figures': the extension on the trace's durations
+    exact = res.extension_runs["scheduler"].isin(EXTENSION_SCHEDULERS)
+    assert len(both.runs) == len(res.runs) + int(exact.sum()) and 0 < exact.sum() < len(exact)
+    assert set(both.runs["scheduler"]) == {*res.runs["scheduler"], *EXTENSION_SCHEDULERS}
+    every = res.with_extension(estimates=True)
+    assert len(every.runs) == len(res.runs) + len(res.extension_runs)
     assert both.variant_runs is res.variant_runs
     bare = Results(res.layout, res.config, res.traces, res.runs, res.variant_runs)
     assert bare.with_extension() is bare  # no extension: the paper's results themselves

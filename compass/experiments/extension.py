@@ -248,7 +248,7 @@ def extension_leads(res: Results) -> pd.DataFrame:
     bootstrap interval (``stats.bootstrap_mean``); n samples and a plain ``reading`` each.
     Empty (``LEAD_COLUMNS``) when the profile runs no extension."""
     cfg, x = res.config, res.config.experiments
-    runs = overall_runs(res.with_extension())
+    runs = overall_runs(res.with_extension(estimates=True))
     rows: list[dict[str, object]] = []
     for estimate in ("exact", *cfg.run.extension_estimates):
         def run_of(scheduler: str) -> str:

@@ -57,13 +57,18 @@ class Results:
                          ignore_index=True)
         return replace(self, runs=runs)
 
-    def with_extension(self) -> Results:
+    def with_extension(self, estimates: bool = False) -> Results:
         """These results with our extension's runs beside the paper's schedulers' (every
-        experiment then measures them too; the claims never use this); these results
+        experiment then measures them too; the claims never use this): its schedulers as
+        they ran on the trace's durations, and with ``estimates`` also their runs under the
+        profile's ``extension_estimates`` (the figures show the former only); these results
         themselves when the profile runs no extension."""
         if self.extension_runs.empty:
             return self
-        runs = pd.concat([self.runs, self.extension_runs], ignore_index=True)
+        lane = self.extension_runs
+        if not estimates:
+            lane = lane[lane["scheduler"].isin(list(self.config.extension))]
+        runs = pd.concat([self.runs, lane], ignore_index=True)
         return replace(self, runs=runs)
 
     @property
