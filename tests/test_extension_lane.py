@@ -321,7 +321,14 @@ def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
     assert cfg.extension == EXTENSION_SCHEDULERS
     assert OpenbConfig.from_record(cfg.record()) == cfg
     assert "compass-abs-plus" not in (*cfg.schedulers, *cfg.packing_schedulers, *cfg.baselines)
-    assert OpenbConfig.from_profile({**raw, "extension": []}).extension == ()
+    bare = OpenbConfig.from_profile({**raw, "extension": []})
+    assert bare.extension == bare.extension_estimates == ()
+    assert "extension_estimates" not in bare.record()   # its rules' params as before
+    # the replay runs the lane under each estimate too, as a batch does
+    assert cfg.replay_runs() == [(s, s, {}) for s in cfg.schedulers] + \
+        parse_config(raw).run.extension_runs()
+    assert ("gfs-backfill@history", "gfs-backfill", {"runtime_estimate": "history"}) in \
+        cfg.replay_runs()
 
 
 def test_figures_show_the_extension_last_in_its_own_colour_marker_and_name():

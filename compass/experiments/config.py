@@ -38,6 +38,20 @@ def lane_label(scheduler: str, estimate: str) -> str:
     tables name it: ``compass-abs-plus@user``."""
     return f"{scheduler}@{estimate}"
 
+
+def lane_runs(extension: Sequence[str], estimates: Sequence[str],
+              scheduler_params: Mapping[str, Mapping[str, Any]] | None = None
+              ) -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, registered scheduler, parameters) of the extension's lane: each extension
+    scheduler with its ``scheduler_params`` (its own runtime estimate, by default the
+    trace's durations), then each one again under each of ``estimates`` (label
+    ``lane_label``; docs/theory.md, section 8, "Runtime estimates")."""
+    params = scheduler_params or {}
+    out = [(s, s, dict(params.get(s, {}))) for s in extension]
+    out += [(lane_label(s, e), s, {**params.get(s, {}), "runtime_estimate": e})
+            for e in estimates for s in extension]
+    return out
+
 Demand = Literal["window", "support"]
 OnError = Literal["record", "raise"]
 #: Days of a trace: a list of indices, "all", or {start, stop, step}.
@@ -216,15 +230,8 @@ class RunSettings:
         return out
 
     def extension_runs(self) -> list[tuple[str, str, dict[str, Any]]]:
-        """(label, registered scheduler, parameters) of the extension's lane: each extension
-        scheduler with its ``scheduler_params`` (its own runtime estimate, by default the
-        trace's durations), then each one again under each of ``extension_estimates``
-        (label ``lane_label``; docs/theory.md, section 8, "Runtime estimates")."""
-        out = [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.extension]
-        out += [(lane_label(s, e), s, {**self.scheduler_params.get(s, {}),
-                                       "runtime_estimate": e})
-                for e in self.extension_estimates for s in self.extension]
-        return out
+        """The extension's lane (``lane_runs``) with the profile's ``scheduler_params``."""
+        return lane_runs(self.extension, self.extension_estimates, self.scheduler_params)
 
     def runs(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(label, registered scheduler, parameters) of every run of a batch: each scheduler
