@@ -24,8 +24,9 @@ CSV and Markdown (``--part estimates``, ``--part bound-slack``: the other two). 
 profile.
 
 In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
-batch beside the paper's (``Results.extension_runs``), and ``extension_leads`` measures
-them on the overall experiment's runs; the rule ``extension_leads`` writes that table and
+batch beside the paper's (``Results.extension_runs``), ``extension_estimates`` runs them
+again under each runtime estimate (``config.lane_runs``), and ``extension_leads`` measures
+them, per estimate, on the overall experiment's runs; the rule ``extension_leads`` writes that table and
 the report's section "Beyond the paper" renders it. COMPASS-ABS+ is never one of the
 paper's schedulers: nothing here feeds a paper verdict.
 """
