@@ -86,6 +86,7 @@ def test_a_batch_runs_the_extension_after_the_paper_schedulers_and_variants():
     lanes = [lane_label(s, e) for e in LANE_ESTIMATES for s in EXTENSION_SCHEDULERS]
     assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS,
                       *lanes]
+    assert lane_label("gfs-backfill", "exact") == "gfs-backfill"   # the trace's durations
     params = {label: (scheduler, p) for label, scheduler, p in run.runs()}
     for estimate in LANE_ESTIMATES:
         for s in EXTENSION_SCHEDULERS:

@@ -35,8 +35,8 @@ LANE_ESTIMATES = tuple(e for e in ESTIMATES if e != "exact")
 
 def lane_label(scheduler: str, estimate: str) -> str:
     """The label of an extension scheduler's run under a runtime estimate, as batches and
-    tables name it: ``compass-abs-plus@user``."""
-    return f"{scheduler}@{estimate}"
+    tables name it: ``compass-abs-plus@user``; under ``exact`` (its default) its name."""
+    return scheduler if estimate == "exact" else f"{scheduler}@{estimate}"
 
 
 def lane_runs(extension: Sequence[str], estimates: Sequence[str],

@@ -24,10 +24,11 @@ CSV and Markdown (``--part estimates``, ``--part bound-slack``: the other two). 
 profile.
 
 In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
-batch beside the paper's (``Results.extension_runs``), ``extension_estimates`` runs them
-again under each runtime estimate (``config.lane_runs``), and ``extension_leads`` measures
-them, per estimate, on the overall experiment's runs; the rule ``extension_leads`` writes that table and
-the report's section "Beyond the paper" renders it. COMPASS-ABS+ is never one of the
+batch beside the paper's (``Results.extension_runs``), ``extension_estimates`` runs
+them again under each runtime estimate (``config.lane_runs``), and ``extension_leads``
+measures them, per estimate, on the overall experiment's runs; the rule
+``extension_leads`` writes that table and the report's section "Beyond the paper" renders
+it. COMPASS-ABS+ is never one of the
 paper's schedulers: nothing here feeds a paper verdict.
 """
 
@@ -202,8 +203,9 @@ def ablation_table(runs: pd.DataFrame) -> pd.DataFrame:
 #: The extension's leads table's stem under the tables folder (rule ``extension_leads``).
 LEADS_TABLE = "extension_leads"
 #: Columns of that table, in order.
-LEAD_COLUMNS = ["trace", "data", "scheduler", "runtime_estimate", "measure", "against", "strongest", "value",
-                "ci_low", "ci_high", "n", "relative_pct", "unit", "reading"]
+LEAD_COLUMNS = ["trace", "data", "scheduler", "runtime_estimate", "measure", "against",
+                "strongest", "value", "ci_low", "ci_high", "n", "relative_pct", "unit",
+                "reading"]
 #: The measures of that table: the three metrics of section 5.5 as leads, and the pause.
 LEAD_METRICS = {"ajct": "s", "agu": "share of GPUs", "afr": "share of nodes"}
 PAUSE = "pause_per_job"
@@ -252,14 +254,12 @@ def extension_leads(res: Results) -> pd.DataFrame:
     runs = overall_runs(res.with_extension(estimates=True))
     rows: list[dict[str, object]] = []
     for estimate in ("exact", *cfg.run.extension_estimates):
-        def run_of(scheduler: str) -> str:
-            return scheduler if estimate == "exact" else lane_label(scheduler, estimate)
-
+        fair = lane_label(BACKFILL_REFERENCE, estimate)
         for name in cfg.extension:
-            mine, shown = run_of(name), label(estimate)
+            mine, shown = lane_label(name, estimate), label(estimate)
             versus = [(STRONGEST, cfg.baselines), (cfg.reference, (cfg.reference,))]
             if BACKFILL_REFERENCE in cfg.extension and name != BACKFILL_REFERENCE:
-                versus.append((run_of(BACKFILL_REFERENCE), (run_of(BACKFILL_REFERENCE),)))
+                versus.append((fair, (fair,)))
             for against, rivals in versus:
                 leads = lead_intervals(runs, mine, rivals, ["trace"], tuple(LEAD_METRICS))
                 for r in leads.itertuples(index=False):
