@@ -13,12 +13,14 @@ import pytest
 import yaml
 
 from compass.experiments import extension as E
-from compass.experiments.claims import load_claims, load_deviations
+from compass.experiments.claims import fmt, load_claims, load_deviations
 from compass.experiments.config import (
     EXTENSION_SCHEDULERS,
+    LANE_ESTIMATES,
     PAPER_SCHEDULERS,
     ConfigError,
     RunSettings,
+    lane_label,
     parse_config,
 )
 from compass.experiments.layout import Layout
@@ -50,9 +52,13 @@ def test_every_profile_runs_the_extension_and_the_schema_knows_only_its_schedule
     assert tuple(schema["properties"]["extension"]["items"]["enum"]) == EXTENSION_SCHEDULERS
     raw = profile(name)
     assert parse_config(raw).extension == EXTENSION_SCHEDULERS
-    raw["extension"] = ["compass-abs"]
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(raw, schema)
+    assert tuple(schema["properties"]["extension_estimates"]["items"]["enum"]) == \
+        LANE_ESTIMATES
+    assert parse_config(raw).run.extension_estimates == LANE_ESTIMATES
+    jsonschema.validate(raw, schema)
+    for key, value in (("extension", ["compass-abs"]), ("extension_estimates", ["exact"])):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**raw, key: value}, schema)
 
 
 def test_the_extension_key_is_checked_and_defaults_to_none():
@@ -64,15 +70,28 @@ def test_the_extension_key_is_checked_and_defaults_to_none():
         parse_config({**raw, "extension": ["gfs"]})
     with pytest.raises(ConfigError, match="twice"):
         parse_config({**raw, "extension": ["compass-abs-plus", "compass-abs-plus"]})
-    raw["variants"] = {"compass-abs-plus": {"scheduler": "mcg", "params": {}}}
-    with pytest.raises(ConfigError, match="own name"):
-        parse_config(raw)
+    for estimates in (["exact"], ["user", "user"], ["oracle"]):
+        with pytest.raises(ConfigError, match="extension_estimates"):
+            parse_config({**raw, "extension_estimates": estimates})
+    assert parse_config({k: v for k, v in raw.items() if k != "extension_estimates"}
+                        ).run.extension_estimates == ()
+    for label in ("compass-abs-plus", lane_label("gfs-backfill", "user")):
+        with pytest.raises(ConfigError, match="own name"):
+            parse_config({**raw, "variants": {label: {"scheduler": "mcg", "params": {}}}})
 
 
 def test_a_batch_runs_the_extension_after_the_paper_schedulers_and_variants():
     run = parse_config(profile("smoke")).run
     labels = [label for label, _, _ in run.runs()]
-    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS]
+    lanes = [lane_label(s, e) for e in LANE_ESTIMATES for s in EXTENSION_SCHEDULERS]
+    assert labels == [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600", *EXTENSION_SCHEDULERS,
+                      *lanes]
+    assert lane_label("gfs-backfill", "exact") == "gfs-backfill"   # the trace's durations
+    params = {label: (scheduler, p) for label, scheduler, p in run.runs()}
+    for estimate in LANE_ESTIMATES:
+        for s in EXTENSION_SCHEDULERS:
+            scheduler, p = params[lane_label(s, estimate)]
+            assert scheduler == s and p == {**params[s][1], "runtime_estimate": estimate}
     assert RunSettings.from_record(json.loads(json.dumps(run.record()))) == run
 
 
@@ -80,8 +99,12 @@ def test_without_the_extension_a_batchs_parameters_are_unchanged():
     """A profile without the lane keeps its batches' record, so no batch is redone."""
     raw = {k: v for k, v in profile("smoke").items() if k != "extension"}
     record = parse_config(raw).run.record()
-    assert "extension" not in record
+    assert "extension" not in record and "extension_estimates" not in record
     assert RunSettings.from_record(record).extension == ()
+    assert [s for s, _, _ in parse_config(raw).run.runs()] == \
+        [*PAPER_SCHEDULERS, "mcg-backfill", "fft-3600"]
+    lane = {k: v for k, v in profile("smoke").items() if k != "extension_estimates"}
+    assert "extension_estimates" not in parse_config(lane).run.record()
 
 
 # ------------------------------------------------------------------ a results folder
@@ -89,12 +112,20 @@ def _baseline_rank(scheduler: str) -> int:
     return list(PAPER_SCHEDULERS).index(scheduler)
 
 
+#: Made-up AJCT changes under each runtime estimate (s): of both extension schedulers, and
+#: of gfs-backfill's on top.
+ESTIMATE_AJCT = {"user": 20.0, "history": 5.0}
+ESTIMATE_REFERENCE_AJCT = {"user": 6.0, "history": 0.0}
+
+
 def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
     """Every batch of the profile's grid with made-up values: on each sample, gfs has the
     lowest AJCT among the baselines (100 + rank + day noise), drr the highest AGU; the
     extension's AJCT is 10 s below gfs's, its AGU 0.01 above drr's, its AFR equal to the
-    best baseline's and its pause 0.5 + seed s. ``extension=False``: the same folder as a
-    profile without the key writes it (no extension rows, no key)."""
+    best baseline's and its pause 0.5 + seed s; gfs-backfill's AJCT is 4 s above it. Under
+    an estimate both AJCTs rise by ``ESTIMATE_AJCT`` and gfs-backfill's by
+    ``ESTIMATE_REFERENCE_AJCT`` more. ``extension=False``: the same folder as a profile
+    without the key writes it (no extension rows, no key)."""
     if not extension:
         raw = {k: v for k, v in raw.items() if k != "extension"}
     plan = make_plan(raw, Path("/nonexistent"))
@@ -102,7 +133,7 @@ def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
     rows = []
     for key in plan.grid:
         noise = rng.normal(0, 5)
-        for label, scheduler, _ in parse_config(profile(raw["profile"])).run.runs():
+        for label, scheduler, params in parse_config(profile(raw["profile"])).run.runs():
             rank = _baseline_rank(scheduler) if scheduler in PAPER_SCHEDULERS else 0
             values = {"ajct": 100.0 + rank + noise + rng.uniform(0, 0.5),
                       "agu": 0.5 + rank / 100, "afr": 0.02 + rank / 1000,
@@ -113,6 +144,11 @@ def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
                           "pause_per_job": 0.5 + key.seed}
                 if scheduler == E.BACKFILL_REFERENCE:  # best-fit under the same backfill
                     values = {**values, "ajct": values["ajct"] + 4, "pause_per_job": 0.0}
+                estimate = params.get("runtime_estimate")
+                if estimate:
+                    values["ajct"] += ESTIMATE_AJCT[estimate] + (
+                        ESTIMATE_REFERENCE_AJCT[estimate]
+                        if scheduler == E.BACKFILL_REFERENCE else 0.0)
             if scheduler == "gfs":
                 values["ajct"] = 100.0 + _baseline_rank("gfs") + noise
             if scheduler in EXTENSION_SCHEDULERS and not extension:
@@ -137,10 +173,17 @@ def smoke_results(tmp_path_factory) -> Results:
 def test_results_keep_the_extensions_runs_apart_and_add_them_on_request(smoke_results):
     res = smoke_results
     assert "compass-abs-plus" not in set(res.runs["scheduler"])
-    assert set(res.extension_runs["scheduler"]) == set(EXTENSION_SCHEDULERS)
+    assert set(res.extension_runs["scheduler"]) == set(res.config.extension_labels) == {
+        *EXTENSION_SCHEDULERS, *(lane_label(s, e) for s in EXTENSION_SCHEDULERS
+                                 for e in LANE_ESTIMATES)}
+    assert not set(res.config.extension_labels) & set(res.runs["scheduler"])
     assert "compass-abs-plus" not in set(res.variant_runs["scheduler"])
-    both = res.with_extension()
-    assert len(both.runs) == len(res.runs) + len(res.extension_runs)
+    both = res.with_extension()   # the figures': the extension on the trace's durations
+    exact = res.extension_runs["scheduler"].isin(EXTENSION_SCHEDULERS)
+    assert len(both.runs) == len(res.runs) + int(exact.sum()) and 0 < exact.sum() < len(exact)
+    assert set(both.runs["scheduler"]) == {*res.runs["scheduler"], *EXTENSION_SCHEDULERS}
+    every = res.with_extension(estimates=True)
+    assert len(every.runs) == len(res.runs) + len(res.extension_runs)
     assert both.variant_runs is res.variant_runs
     bare = Results(res.layout, res.config, res.traces, res.runs, res.variant_runs)
     assert bare.with_extension() is bare  # no extension: the paper's results themselves
@@ -153,7 +196,8 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
     assert (table["data"] == table["trace"].map(
         {"venus": "SYNTHETIC venus-synth", "gfs": "SYNTHETIC gfs-synth",
          "physmix": "SYNTHETIC physmix"})).all()
-    plus = table[table["scheduler"] == E.PLUS]
+    assert list(dict.fromkeys(table["runtime_estimate"])) == ["clairvoyant", "user", "history"]
+    plus = table[(table["scheduler"] == E.PLUS) & (table["runtime_estimate"] == "clairvoyant")]
     gfs = plus[plus["trace"] == "gfs"].set_index(["measure", "against"])
     ajct = gfs.loc[("ajct lead", "the strongest baseline")]
     assert ajct["strongest"] == "gfs" and ajct["value"] == pytest.approx(10.0)
@@ -174,6 +218,28 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
     assert fair["reading"].startswith("compass-abs-plus's AJCT lead over gfs-backfill is above")
     reference = table[table["scheduler"] == E.BACKFILL_REFERENCE]
     assert set(reference["against"]) == {"the strongest baseline", "compass-abs", ""}
+
+
+@pytest.mark.parametrize("estimate, shown", [("user", "user"), ("history", "history")])
+def test_extension_leads_per_runtime_estimate(smoke_results, estimate, shown):
+    """Under each estimate: the lead over gfs-backfill under the same estimate, and over the
+    strongest baseline, from that estimate's runs only."""
+    table = E.extension_leads(smoke_results)
+    mine = table[(table["runtime_estimate"] == shown) & (table["trace"] == "gfs")]
+    plus = mine[mine["scheduler"] == E.PLUS].set_index(["measure", "against"])
+    same = lane_label(E.BACKFILL_REFERENCE, estimate)
+    assert set(plus.index.get_level_values("against")) == {
+        "the strongest baseline", "compass-abs", same, ""}
+    fair = plus.loc[("ajct lead", same)]
+    assert fair["value"] == pytest.approx(4.0 + ESTIMATE_REFERENCE_AJCT[estimate])
+    assert fair["n"] == 4
+    assert fair["reading"].startswith(f"{lane_label(E.PLUS, estimate)}'s AJCT lead over {same}")
+    strongest = plus.loc[("ajct lead", "the strongest baseline")]
+    assert strongest["value"] == pytest.approx(10.0 - ESTIMATE_AJCT[estimate])
+    assert strongest["strongest"] == "gfs"
+    assert plus.loc[("agu lead", same)]["value"] == pytest.approx(0.0)
+    reference = mine[mine["scheduler"] == E.BACKFILL_REFERENCE]
+    assert not reference["against"].str.contains("backfill").any()
 
 
 def test_extension_leads_are_empty_without_the_extension(tmp_path):
@@ -211,15 +277,21 @@ def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results,
     text = "\n".join(lines)
     assert lines[0] == "## Beyond the paper: COMPASS-ABS+ (our extension)"
     assert "[extension_leads.csv](tables/extension_leads.csv)" in text
-    assert "- **gfs** (SYNTHETIC gfs-synth), compass-abs-plus: AJCT lead 10.0 [10.0, 10.0] s " \
-           "over gfs, AGU lead 0.01 [0.01, 0.01] share of GPUs over drr: both above zero " \
-           "over their whole 95 % interval." in text
-    assert "| gfs | compass-abs-plus | ajct lead | the strongest baseline | gfs | 10.0 [10.0, " \
-           "10.0] s | 4 |" in text
-    assert "| gfs | compass-abs-plus | ajct lead | compass-abs | - |" in text
-    runs = len(smoke_results.extension_runs)   # one run of each extension per batch
-    batches = runs // len(EXTENSION_SCHEDULERS)
-    assert f"Its {runs} runs in {batches} batches took {runs * 0.1:.2f} CPU seconds" in text
+    assert "- **gfs** (SYNTHETIC gfs-synth), compass-abs-plus, clairvoyant estimates: AJCT " \
+           "lead 10.0 [10.0, 10.0] s over gfs, AGU lead 0.01 [0.01, 0.01] share of GPUs over " \
+           "drr: both above zero over their whole 95 % interval. Over `gfs-backfill` (the " \
+           "same estimate): AJCT 4.00 [4.00, 4.00] s," in text
+    assert "- **gfs** (SYNTHETIC gfs-synth), compass-abs-plus, user estimates: AJCT lead " \
+           "-10.0 [-10.0, -10.0] s over gfs, AGU lead 0.01 [0.01, 0.01] share of GPUs over " \
+           "drr: not both above zero over their whole 95 % interval. Over " \
+           "`gfs-backfill@user` (the same estimate): AJCT 10.0 [10.0, 10.0] s," in text
+    assert "| gfs | compass-abs-plus | clairvoyant | ajct lead | the strongest baseline | gfs " \
+           "| 10.0 [10.0, 10.0] s | 4 |" in text
+    assert "| gfs | compass-abs-plus | history | ajct lead | compass-abs | - |" in text
+    assert "`extension_estimates`" in text
+    runs = len(smoke_results.extension_runs)   # one run of each lane per batch
+    batches = runs // len(smoke_results.config.extension_labels)
+    assert f"Its {runs} runs in {batches} batches took {fmt(runs * 0.1)} CPU seconds" in text
     bare = Results(smoke_results.layout, parse_config(
         {k: v for k, v in smoke_results.config.raw.items() if k != "extension"}),
         smoke_results.traces, smoke_results.runs)
@@ -250,7 +322,14 @@ def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
     assert cfg.extension == EXTENSION_SCHEDULERS
     assert OpenbConfig.from_record(cfg.record()) == cfg
     assert "compass-abs-plus" not in (*cfg.schedulers, *cfg.packing_schedulers, *cfg.baselines)
-    assert OpenbConfig.from_profile({**raw, "extension": []}).extension == ()
+    bare = OpenbConfig.from_profile({**raw, "extension": []})
+    assert bare.extension == bare.extension_estimates == ()
+    assert "extension_estimates" not in bare.record()   # its rules' params as before
+    # the replay runs the lane under each estimate too, as a batch does
+    assert cfg.replay_runs() == [(s, s, {}) for s in cfg.schedulers] + \
+        parse_config(raw).run.extension_runs()
+    assert ("gfs-backfill@history", "gfs-backfill", {"runtime_estimate": "history"}) in \
+        cfg.replay_runs()
 
 
 def test_figures_show_the_extension_last_in_its_own_colour_marker_and_name():

@@ -212,7 +212,12 @@ def test_replay_sizes_over_the_busy_window_and_says_so(results):
     runs = res.replay_runs
     # the profile's extension runs after the block's schedulers (its own lane; no lead)
     assert runs["status"].eq("ok").all() and runs["scheduler"].tolist() == [
-        "compass-abs", "gfs", "fft", "compass-abs-plus", "gfs-backfill"]
+        "compass-abs", "gfs", "fft", "compass-abs-plus", "gfs-backfill",
+        "compass-abs-plus@user", "gfs-backfill@user", "compass-abs-plus@history",
+        "gfs-backfill@history"]
+    assert runs[["afr", "ajct", "agu"]].notna().all().all()
+    assert not {"compass-abs-plus@user", "gfs-backfill@history"} & set(
+        res.plot_frame("replay")["scheduler"])
     days = res.replay_days
     assert days.groupby("scheduler")["day"].apply(list).map(len).eq(33).all()
     assert days.groupby("scheduler")["pods"].sum().eq(

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments.config import PAPER_SCHEDULERS
+from compass.experiments.config import PAPER_SCHEDULERS, parse_config
 from compass.experiments.layout import NOTEBOOKS, TABLE1, figure_files, table_files
 from compass.experiments.pipeline import RUNTIME_MODULES
 from compass.schedulers import available
@@ -91,7 +91,9 @@ def test_every_figure_and_table_was_written(smoke):
 def test_every_run_completed(smoke):
     runs = pd.read_csv(smoke / "results" / "smoke" / "runs.csv")
     raw = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
-    assert set(runs["scheduler"]) == {*SCHEDULERS, *raw["variants"], *raw["extension"]}
+    lane = parse_config(raw).extension_labels   # with each runtime estimate's runs
+    assert set(runs["scheduler"]) == {*SCHEDULERS, *raw["variants"], *lane}
+    assert len(lane) == len(raw["extension"]) * (1 + len(raw["extension_estimates"]))
     failed = runs[runs["status"] != "ok"]
     assert failed.empty, failed[["trace", "day", "eta", "cost", "scheduler", "error"]]
     case = pd.read_csv(smoke / "results" / "smoke" / "case" / "runs.csv")
@@ -159,7 +161,9 @@ def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     results, copy = smoke / "results" / "smoke", tmp_path / "smoke"
     shutil.copytree(results, copy, ignore=shutil.ignore_patterns("notebooks", "logs", "runs"))
     record = json.loads((copy / "config.json").read_text())
-    extension = record["profile"].pop("extension")
+    extension = parse_config(record["profile"]).extension_labels   # estimates' runs too
+    for key in ("extension", "extension_estimates"):
+        record["profile"].pop(key)
     (copy / "config.json").write_text(json.dumps(record))
     for table in [copy / "runs.csv", *(copy / "openb").glob("*.csv")]:
         frame = pd.read_csv(table)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from compass.schedulers import names_with_role
+from compass.schedulers.estimates import ESTIMATES
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
 #: from the schedulers' cards (roles paper, baseline, oracle).
@@ -26,6 +27,30 @@ PAPER_SCHEDULERS = names_with_role("paper", "baseline", "oracle")
 #: ``gfs-backfill`` (role reference: best-fit under the same EASY backfill) tells how
 #: much of COMPASS-ABS+'s lead its queue policy alone gives.
 EXTENSION_SCHEDULERS = names_with_role("extension", "reference")
+#: The runtime estimates (``compass.schedulers.estimates``) beyond the trace's own durations
+#: (``exact``, the extension's default) that the profile key ``extension_estimates`` may
+#: name: each extension scheduler then also runs under each of them.
+LANE_ESTIMATES = tuple(e for e in ESTIMATES if e != "exact")
+
+
+def lane_label(scheduler: str, estimate: str) -> str:
+    """The label of an extension scheduler's run under a runtime estimate, as batches and
+    tables name it: ``compass-abs-plus@user``; under ``exact`` (its default) its name."""
+    return scheduler if estimate == "exact" else f"{scheduler}@{estimate}"
+
+
+def lane_runs(extension: Sequence[str], estimates: Sequence[str],
+              scheduler_params: Mapping[str, Mapping[str, Any]] | None = None
+              ) -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, registered scheduler, parameters) of the extension's lane: each extension
+    scheduler with its ``scheduler_params`` (its own runtime estimate, by default the
+    trace's durations), then each one again under each of ``estimates`` (label
+    ``lane_label``; docs/theory.md, section 8, "Runtime estimates")."""
+    params = scheduler_params or {}
+    out = [(s, s, dict(params.get(s, {}))) for s in extension]
+    out += [(lane_label(s, e), s, {**params.get(s, {}), "runtime_estimate": e})
+            for e in estimates for s in extension]
+    return out
 
 Demand = Literal["window", "support"]
 OnError = Literal["record", "raise"]
@@ -199,34 +224,42 @@ class RunSettings:
     variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: our extension's schedulers (``EXTENSION_SCHEDULERS``), run beside the paper's
     extension: tuple[str, ...] = ()
+    #: runtime estimates (``LANE_ESTIMATES``) under which each extension scheduler also runs
+    extension_estimates: tuple[str, ...] = ()
 
     def record(self) -> dict[str, Any]:
-        """JSON-ready form (``from_record`` reads it back); without the extension's key when
-        it is empty, so that a profile without the lane keeps its batches' parameters."""
+        """JSON-ready form (``from_record`` reads it back); without the extension's keys when
+        they are empty, so that a profile without the lane keeps its batches' parameters."""
         out = {**asdict(self), "schedulers": list(self.schedulers),
                "extension": list(self.extension),
+               "extension_estimates": list(self.extension_estimates),
                "scheduler_params": {k: dict(v) for k, v in self.scheduler_params.items()},
                "variants": {k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
                             for k, v in self.variants.items()}}
-        if not self.extension:
-            del out["extension"]
+        for key in ("extension", "extension_estimates"):
+            if not out[key]:
+                del out[key]
         return out
+
+    def extension_runs(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """The extension's lane (``lane_runs``) with the profile's ``scheduler_params``."""
+        return lane_runs(self.extension, self.extension_estimates, self.scheduler_params)
 
     def runs(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(label, registered scheduler, parameters) of every run of a batch: each scheduler
         with its ``scheduler_params``, then each variant (its base's parameters updated by
-        the variant's), then each extension scheduler with its ``scheduler_params``."""
+        the variant's), then the extension's lane (``extension_runs``)."""
         out = [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.schedulers]
         for label, v in self.variants.items():
             base = v["scheduler"]
             out.append((label, base, {**self.scheduler_params.get(base, {}), **v["params"]}))
-        out += [(s, s, dict(self.scheduler_params.get(s, {}))) for s in self.extension]
-        return out
+        return out + self.extension_runs()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RunSettings:
         return cls(**{**record, "schedulers": tuple(record["schedulers"]),
-                      "extension": tuple(record.get("extension", ()))})
+                      "extension": tuple(record.get("extension", ())),
+                      "extension_estimates": tuple(record.get("extension_estimates", ()))})
 
 
 @dataclass(frozen=True)
@@ -261,6 +294,12 @@ class PipelineConfig:
     def extension(self) -> tuple[str, ...]:
         """Our extension's schedulers that every batch also runs (none: the lane is off)."""
         return self.run.extension
+
+    @property
+    def extension_labels(self) -> tuple[str, ...]:
+        """The labels of every run of the extension's lane (``RunSettings.extension_runs``):
+        its schedulers, then each under each of ``extension_estimates``."""
+        return tuple(label for label, _, _ in self.run.extension_runs())
 
     def sample_seeds(self, trace: ResolvedTrace) -> tuple[int, ...]:
         """Seeds of a trace's samples: ``samples`` consecutive seeds from ``seed`` for a
@@ -366,6 +405,9 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
                   for k, v in (raw.get("variants") or {}).items()},
         extension=_tuple(raw.get("extension") or ()),
+        # estimates without an extension scheduler run nothing (and change no batch)
+        extension_estimates=_tuple(raw.get("extension_estimates") or ()
+                                   if raw.get("extension") else ()),
     )
     cfg = PipelineConfig(
         profile=raw["profile"], run=run, reference=raw["reference"],
@@ -402,7 +444,7 @@ def _check_references(cfg: PipelineConfig) -> None:
             raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "
                               f"this profile runs ({list(cfg.baselines)}); run it, or drop "
                               "the variants with --config 'variants={}'")
-        if label in (*cfg.schedulers, *cfg.extension):
+        if label in (*cfg.schedulers, *cfg.extension_labels):
             raise ConfigError(f"variants.{label}: the label is a scheduler of the profile; "
                               "give the variant its own name")
     beyond = [s for s in cfg.extension if s not in EXTENSION_SCHEDULERS]
@@ -411,6 +453,12 @@ def _check_references(cfg: PipelineConfig) -> None:
                           f"{list(EXTENSION_SCHEDULERS)}; the paper's go under schedulers")
     if len(set(cfg.extension)) != len(cfg.extension):
         raise ConfigError(f"extension lists a name twice: {list(cfg.extension)}")
+    estimates = cfg.run.extension_estimates
+    beyond = [e for e in estimates if e not in LANE_ESTIMATES]
+    if beyond or len(set(estimates)) != len(estimates):
+        raise ConfigError(f"extension_estimates {list(estimates)}: each of "
+                          f"{list(LANE_ESTIMATES)} at most once (the extension runs under "
+                          "the trace's own durations, 'exact', anyway)")
 
 
 def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:

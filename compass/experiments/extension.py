@@ -24,9 +24,11 @@ CSV and Markdown (``--part estimates``, ``--part bound-slack``: the other two). 
 profile.
 
 In the pipeline, the profile key ``extension`` runs our extension's schedulers in every
-batch beside the paper's (``Results.extension_runs``), and ``extension_leads`` measures
-them on the overall experiment's runs; the rule ``extension_leads`` writes that table and
-the report's section "Beyond the paper" renders it. COMPASS-ABS+ is never one of the
+batch beside the paper's (``Results.extension_runs``), ``extension_estimates`` runs
+them again under each runtime estimate (``config.lane_runs``), and ``extension_leads``
+measures them, per estimate, on the overall experiment's runs; the rule
+``extension_leads`` writes that table and the report's section "Beyond the paper" renders
+it. COMPASS-ABS+ is never one of the
 paper's schedulers: nothing here feeds a paper verdict.
 """
 
@@ -42,7 +44,12 @@ import pandas as pd
 
 from compass.api import simulate
 from compass.experiments.aggregate import LOWER_IS_BETTER, lead_intervals, ordered
-from compass.experiments.config import EXTENSION_SCHEDULERS, ResolvedTrace, TraceSpec
+from compass.experiments.config import (
+    EXTENSION_SCHEDULERS,
+    ResolvedTrace,
+    TraceSpec,
+    lane_label,
+)
 from compass.experiments.data import cluster_nodes, load_days
 from compass.experiments.results import Results
 from compass.experiments.runs import diagnostics
@@ -196,8 +203,9 @@ def ablation_table(runs: pd.DataFrame) -> pd.DataFrame:
 #: The extension's leads table's stem under the tables folder (rule ``extension_leads``).
 LEADS_TABLE = "extension_leads"
 #: Columns of that table, in order.
-LEAD_COLUMNS = ["trace", "data", "scheduler", "measure", "against", "strongest", "value",
-                "ci_low", "ci_high", "n", "relative_pct", "unit", "reading"]
+LEAD_COLUMNS = ["trace", "data", "scheduler", "runtime_estimate", "measure", "against",
+                "strongest", "value", "ci_low", "ci_high", "n", "relative_pct", "unit",
+                "reading"]
 #: The measures of that table: the three metrics of section 5.5 as leads, and the pause.
 LEAD_METRICS = {"ajct": "s", "agu": "share of GPUs", "afr": "share of nodes"}
 PAUSE = "pause_per_job"
@@ -233,42 +241,50 @@ def _pause_reading(name: str, interval: Interval) -> str:
 
 def extension_leads(res: Results) -> pd.DataFrame:
     """The extension's lane on the overall experiment (every sample of its traces at its
-    eta and the profile's c): per trace and extension scheduler, its lead over the
-    strongest paper baseline, over the reference (COMPASS-ABS) and, for the others, over
-    ``gfs-backfill`` when it ran (best-fit under the same backfill) on AJCT, AGU and AFR,
-    paired over the samples with a 95 % bootstrap interval (``aggregate.lead_intervals``;
+    eta and the profile's c): per trace, extension scheduler and runtime estimate (the
+    trace's durations, "clairvoyant", then each of the profile's ``extension_estimates``,
+    runs labelled ``config.lane_label``), its lead over the strongest paper baseline, over
+    the reference (COMPASS-ABS) and, for the others, over ``gfs-backfill`` under the same
+    estimate when it ran (best-fit under the same backfill) on AJCT, AGU and AFR, paired
+    over the samples with a 95 % bootstrap interval (``aggregate.lead_intervals``;
     positive: the extension is better), and its mean migration pause per job with its
     bootstrap interval (``stats.bootstrap_mean``); n samples and a plain ``reading`` each.
     Empty (``LEAD_COLUMNS``) when the profile runs no extension."""
     cfg, x = res.config, res.config.experiments
-    runs = overall_runs(res.with_extension())
+    runs = overall_runs(res.with_extension(estimates=True))
     rows: list[dict[str, object]] = []
-    for name in cfg.extension:
-        versus = [(STRONGEST, cfg.baselines), (cfg.reference, (cfg.reference,))]
-        if BACKFILL_REFERENCE in cfg.extension and name != BACKFILL_REFERENCE:
-            versus.append((BACKFILL_REFERENCE, (BACKFILL_REFERENCE,)))
-        for against, rivals in versus:
-            leads = lead_intervals(runs, name, rivals, ["trace"], tuple(LEAD_METRICS))
-            for r in leads.itertuples(index=False):
-                interval = Interval(r.lead, r.ci_low, r.ci_high, int(r.n))
-                strongest = (r.strongest_baseline or "") if against == STRONGEST else ""
-                rows.append({"trace": r.trace, "scheduler": name, "measure": f"{r.metric} lead",
-                             "against": against, "strongest": strongest, "value": r.lead,
-                             "ci_low": r.ci_low, "ci_high": r.ci_high, "n": int(r.n),
-                             "relative_pct": r.relative_pct, "unit": LEAD_METRICS[r.metric],
-                             "reading": _lead_reading(name, r.metric, against + (
-                                 f" ({strongest})" if strongest else ""), interval)})
-        mine = runs[runs["scheduler"] == name]
-        for trace in x.overall_traces:
-            pauses = mine.loc[mine["trace"] == trace, PAUSE].dropna().to_numpy()
-            if not pauses.size:
-                continue
-            interval = bootstrap_mean(pauses)
-            rows.append({"trace": trace, "scheduler": name, "measure": "pause per job",
-                         "against": "", "strongest": "", "value": interval.value,
-                         "ci_low": interval.low, "ci_high": interval.high, "n": interval.n,
-                         "relative_pct": float("nan"), "unit": "s per job",
-                         "reading": _pause_reading(name, interval)})
+    for estimate in ("exact", *cfg.run.extension_estimates):
+        fair = lane_label(BACKFILL_REFERENCE, estimate)
+        for name in cfg.extension:
+            mine, shown = lane_label(name, estimate), label(estimate)
+            versus = [(STRONGEST, cfg.baselines), (cfg.reference, (cfg.reference,))]
+            if BACKFILL_REFERENCE in cfg.extension and name != BACKFILL_REFERENCE:
+                versus.append((fair, (fair,)))
+            for against, rivals in versus:
+                leads = lead_intervals(runs, mine, rivals, ["trace"], tuple(LEAD_METRICS))
+                for r in leads.itertuples(index=False):
+                    interval = Interval(r.lead, r.ci_low, r.ci_high, int(r.n))
+                    strongest = (r.strongest_baseline or "") if against == STRONGEST else ""
+                    rows.append({"trace": r.trace, "scheduler": name,
+                                 "runtime_estimate": shown, "measure": f"{r.metric} lead",
+                                 "against": against, "strongest": strongest, "value": r.lead,
+                                 "ci_low": r.ci_low, "ci_high": r.ci_high, "n": int(r.n),
+                                 "relative_pct": r.relative_pct,
+                                 "unit": LEAD_METRICS[r.metric],
+                                 "reading": _lead_reading(mine, r.metric, against + (
+                                     f" ({strongest})" if strongest else ""), interval)})
+            own = runs[runs["scheduler"] == mine]
+            for trace in x.overall_traces:
+                pauses = own.loc[own["trace"] == trace, PAUSE].dropna().to_numpy()
+                if not pauses.size:
+                    continue
+                interval = bootstrap_mean(pauses)
+                rows.append({"trace": trace, "scheduler": name, "runtime_estimate": shown,
+                             "measure": "pause per job", "against": "", "strongest": "",
+                             "value": interval.value, "ci_low": interval.low,
+                             "ci_high": interval.high, "n": interval.n,
+                             "relative_pct": float("nan"), "unit": "s per job",
+                             "reading": _pause_reading(mine, interval)})
     frame = pd.DataFrame(rows, columns=LEAD_COLUMNS)
     frame["data"] = frame["trace"].map(lambda t: res.traces[t].label)
     return ordered(frame, "trace", x.overall_traces)
@@ -281,7 +297,8 @@ def write_extension_leads(results: str | Path, tables: str | Path) -> list[Path]
     x = res.config.experiments
     caption = (f"Beyond the paper: {', '.join(res.config.extension)} (our extension, not the "
                "paper's) against the strongest paper baseline, COMPASS-ABS and best-fit with "
-               "the same backfill, paired over "
+               "the same backfill and runtime estimate, per estimate (clairvoyant: the "
+               "trace's durations), paired over "
                f"the samples, η = {x.overall_eta:g}, c = {res.config.migration_cost:g} s. "
                f"{res.label(x.overall_traces)}")
     return write_table(extension_leads(res), tables, LEADS_TABLE, caption)

@@ -37,6 +37,7 @@ from scipy import stats
 from compass.api import simulate
 from compass.experiments.aggregate import top1
 from compass.experiments.claims import Measured, fmt
+from compass.experiments.config import lane_runs
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
 from compass.experiments.runs import diagnostics
 from compass.metrics import LOWER_IS_BETTER, METRICS, peak_mask, time_weighted_mean_within
@@ -87,7 +88,9 @@ class PackingConfig:
 class OpenbConfig:
     """The profile's ``openb`` block (config/quick.yaml; docs/pipeline.md), and the profile's
     ``extension``: our extension's schedulers, replayed and packed after the block's own
-    (never a reference or a baseline: no openb lead or verdict uses them)."""
+    (never a reference or a baseline: no openb lead or verdict uses them), and its
+    ``extension_estimates``: the replay runs them under each of these runtime estimates too
+    (``config.lane_runs``; packing has no runtimes)."""
 
     reference: str
     baselines: tuple[str, ...]
@@ -96,6 +99,7 @@ class OpenbConfig:
     replay: ReplayConfig
     packing: PackingConfig
     extension: tuple[str, ...] = ()
+    extension_estimates: tuple[str, ...] = ()
 
     @classmethod
     def from_profile(cls, raw: Mapping[str, Any]) -> OpenbConfig | None:
@@ -106,11 +110,17 @@ class OpenbConfig:
             return None
         return cls.from_record({**block, "reference": raw["reference"],
                                 "baselines": raw["baselines"],
-                                "extension": raw.get("extension") or []})
+                                "extension": raw.get("extension") or [],
+                                "extension_estimates": (raw.get("extension_estimates") or []
+                                                        if raw.get("extension") else [])})
 
     def record(self) -> dict[str, Any]:
-        """JSON-ready form (the rules' params)."""
-        return json.loads(json.dumps(asdict(self)))
+        """JSON-ready form (the rules' params); without ``extension_estimates`` when it is
+        empty, so that a profile without them keeps its rules' params."""
+        out = json.loads(json.dumps(asdict(self)))
+        if not self.extension_estimates:
+            del out["extension_estimates"]
+        return out
 
     def resolved(self, root: str | Path) -> OpenbConfig:
         """The same settings with relative file paths taken from ``root`` (the profile's
@@ -128,7 +138,14 @@ class OpenbConfig:
         packing = {**record["packing"], "variants": dict(record["packing"]["variants"])}
         return cls(record["reference"], tuple(record["baselines"]), tuple(record["schedulers"]),
                    tuple(record["packing_schedulers"]), ReplayConfig(**record["replay"]),
-                   PackingConfig(**packing), tuple(record.get("extension", ())))
+                   PackingConfig(**packing), tuple(record.get("extension", ())),
+                   tuple(record.get("extension_estimates", ())))
+
+    def replay_runs(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(label, registered scheduler, parameters) of every replay: the block's schedulers,
+        then the extension's lane (``config.lane_runs``)."""
+        return [(s, s, {}) for s in self.schedulers] + lane_runs(self.extension,
+                                                                 self.extension_estimates)
 
 
 def openb_dir(results: str | Path) -> Path:
@@ -237,12 +254,12 @@ def replay(cfg: OpenbConfig, log: Callable[[str], None] = print
             "p_eta": size.p_eta, "whole_span_nodes": W.cluster_size(frame, spec.eta).nodes,
             "migration_cost": spec.migration_cost, "report": _report_record(report)}
     runs, days = [], []
-    for scheduler in (*cfg.schedulers, *cfg.extension):
+    for scheduler, name, params in cfg.replay_runs():
         started = time.process_time()
         row: dict[str, Any] = {"scheduler": scheduler, "nodes": size.nodes, "pods": len(frame)}
         try:
-            result = simulate(frame, scheduler, nodes=size.nodes,
-                              migration_cost=spec.migration_cost)
+            result = simulate(frame, name, nodes=size.nodes, migration_cost=spec.migration_cost,
+                              scheduler_params=params)
         except Exception as exc:  # recorded and reported, like the pipeline's runs
             runs.append({**row, "status": "error", "error": f"{type(exc).__name__}: {exc}"})
             continue
@@ -386,8 +403,10 @@ class OpenbResults:
     def plot_frame(self, experiment: str) -> pd.DataFrame:
         """Long table (scheduler, metric, value, ...) for ``compass.plotting``: busy-day
         means of the replay, or packing means per variant and stage."""
-        if experiment == "replay":
+        if experiment == "replay":  # the extension on the trace's durations, as the pipeline's
+            shown = [*self.config.schedulers, *self.config.extension]
             table = self.replay_summary().assign(window="busy days")
+            table = table[table["scheduler"].isin(shown)]
         else:
             names = {"first_rejection": "at the first rejection", "saturation": "at saturation"}
             table = self.packing_summary().assign(stage=lambda t: t["stage"].map(names))

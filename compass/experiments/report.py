@@ -246,9 +246,11 @@ def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
 
 def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
     """Our extension's own section, after the paper's claims and apart from them: the table
-    the rule ``extension_leads`` wrote (``extension.extension_leads``), a line per trace on
-    the issue's goal (the AJCT and AGU leads over the strongest baseline above zero, with
-    intervals), and the lane's failed runs and cost. Nothing when the profile runs none."""
+    the rule ``extension_leads`` wrote (``extension.extension_leads``), a line per trace,
+    scheduler and runtime estimate on the issue's goal (the AJCT and AGU leads over the
+    strongest baseline above zero, with intervals) with the leads over ``gfs-backfill``
+    under the same estimate, and the lane's failed runs and cost. Nothing when the profile
+    runs none."""
     cfg = res.config
     if not cfg.extension:
         return []
@@ -256,6 +258,7 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
     table = pd.read_csv(csv).fillna({"against": "", "strongest": ""})
     x, runs = cfg.experiments, res.extension_runs
     names = ", ".join(f"`{s}`" for s in cfg.extension)
+    estimates = ", ".join(f"`{e}`" for e in cfg.run.extension_estimates)
     lines = ["## Beyond the paper: COMPASS-ABS+ (our extension)", "",
              f"{names}: our own extension beyond the paper (docs/theory.md, section 8), not "
              "one of its schedulers. Every batch runs the lane beside the paper's schedulers "
@@ -274,17 +277,32 @@ def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
              "head-of-line blocking, so most of an AJCT lead can come from it "
              "(docs/theory.md, section 8, ablation). `gfs-backfill` is best-fit under the "
              "same backfill: the lead over it is what COMPASS-ABS+ adds beyond its queue "
-             "policy.", ""]
+             "policy. "
+             + (f"Each also runs under the runtime estimates {estimates} (profile key "
+                "`extension_estimates`; runs labelled `<scheduler>@<estimate>`; docs/theory.md, "
+                "section 8, \"Runtime estimates\"), and each lead is given per estimate, the "
+                "one over `gfs-backfill` under the same estimate."
+                if estimates else "Its backfill runs on no other runtime estimate here."), ""]
     goal = table[(table["against"] == STRONGEST)
                  & table["measure"].isin(["ajct lead", "agu lead"])]
-    for (trace, name), part in goal.groupby(["trace", "scheduler"], sort=False):
+    fair = table[table["against"].str.startswith(BACKFILL_REFERENCE)
+                 & table["measure"].str.endswith(" lead")]
+    for (trace, name, estimate), part in goal.groupby(
+            ["trace", "scheduler", "runtime_estimate"], sort=False):
         met = len(part) == 2 and bool((part["ci_low"] > 0).all())
-        lines.append(f"- **{trace}** ({part['data'].iloc[0]}), {name}: "
+        beyond = fair[(fair["trace"] == trace) & (fair["scheduler"] == name)
+                      & (fair["runtime_estimate"] == estimate)]
+        lines.append(f"- **{trace}** ({part['data'].iloc[0]}), {name}, {estimate} "
+                     "estimates: "
                      + ", ".join(f"{r.measure.split()[0].upper()} lead {_with_interval(r)} "
                                  f"over {r.strongest}" for r in part.itertuples())
                      + ": " + ("both" if met else "not both") + " above zero over their "
-                     "whole 95 % interval.")
-    rows = [{"trace": r.trace, "scheduler": r.scheduler, "measure": r.measure,
+                     "whole 95 % interval."
+                     + (f" Over `{beyond['against'].iloc[0]}` (the same estimate): "
+                        + ", ".join(f"{r.measure.split()[0].upper()} {_with_interval(r)}"
+                                    for r in beyond.itertuples()) + "." if len(beyond) else ""))
+    rows = [{"trace": r.trace, "scheduler": r.scheduler, "estimate": r.runtime_estimate,
+             "measure": r.measure,
              "against": r.against or "-", "strongest": r.strongest or "-",
              "ours [95 % CI]": _with_interval(r), "n": fmt(int(r.n)), "reading": r.reading}
             for r in table.itertuples(index=False)]

@@ -32,7 +32,7 @@ class Results:
     runs: pd.DataFrame
     #: the sensitivity variants' runs (``scheduler`` is the variant's label)
     variant_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: our extension's runs (``scheduler`` is one of the profile's ``extension``)
+    #: our extension's runs (``scheduler`` is one of ``PipelineConfig.extension_labels``)
     extension_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
@@ -43,7 +43,7 @@ class Results:
         runs = pd.read_csv(layout.runs, dtype={"error": str})
         runs["error"] = runs["error"].fillna("")
         variant = runs["scheduler"].isin(list(cfg.variants))
-        extension = runs["scheduler"].isin(list(cfg.extension))
+        extension = runs["scheduler"].isin(list(cfg.extension_labels))
         return cls(layout, cfg, traces, runs[~variant & ~extension].reset_index(drop=True),
                    runs[variant].reset_index(drop=True), runs[extension].reset_index(drop=True))
 
@@ -57,13 +57,18 @@ class Results:
                          ignore_index=True)
         return replace(self, runs=runs)
 
-    def with_extension(self) -> Results:
+    def with_extension(self, estimates: bool = False) -> Results:
         """These results with our extension's runs beside the paper's schedulers' (every
-        experiment then measures them too; the claims never use this); these results
+        experiment then measures them too; the claims never use this): its schedulers as
+        they ran on the trace's durations, and with ``estimates`` also their runs under the
+        profile's ``extension_estimates`` (the figures show the former only); these results
         themselves when the profile runs no extension."""
         if self.extension_runs.empty:
             return self
-        runs = pd.concat([self.runs, self.extension_runs], ignore_index=True)
+        lane = self.extension_runs
+        if not estimates:
+            lane = lane[lane["scheduler"].isin(list(self.config.extension))]
+        runs = pd.concat([self.runs, lane], ignore_index=True)
         return replace(self, runs=runs)
 
     @property
