@@ -129,3 +129,37 @@ def write_paper_vs_ours(results: str | Path, claims_path: str | Path, tables: st
     table = paper_vs_ours(stated, frame, values)
     return write_table(table, tables, PAPER_VS_OURS_TABLE, "Every number the paper states for "
                        f"Figs. 1-7 and Tables 1-3 beside ours ({res.label()})")
+
+
+def _bounded(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose paper value is a range or a bound, not one exact number."""
+    return ~(frame["paper_low"] == frame["paper_high"])
+
+
+def summary(frame: pd.DataFrame) -> list[str]:
+    """A few sentences computed from the table (``paper_vs_ours``): how many stated numbers
+    we measured, how many of the stated ranges and bounds ours meets, how far our leads sit
+    from the paper's, and the largest gaps relative to the paper's value."""
+    measured = frame["difference"].notna()
+    lines = [f"The paper states {len(frame)} numbers for Figs. 1-7 and Tables 1-3; this run "
+             f"measured {int(measured.sum())} of them ({int((~measured).sum())} not "
+             "measured, each with the reason in the table)."]
+    bounded = frame[measured & _bounded(frame)]
+    if len(bounded):
+        inside = int((bounded["difference"] == 0).sum())
+        lines.append(f"Of the {len(bounded)} stated ranges and bounds we measured, ours lies "
+                     f"inside {inside} and outside {len(bounded) - inside}.")
+    leads = frame[measured & (frame["who"] == "lead") & frame["paper_low"].gt(0)]
+    for metric, group in leads.groupby("metric", sort=False):
+        below = int((group["difference"] < 0).sum())
+        lines.append(f"COMPASS-ABS's {metric.upper()} lead over the strongest baseline falls "
+                     f"short of the paper's stated lead on {below} of {len(group)} (median "
+                     f"signed difference {group['difference'].median():,.4g}).")
+    exact = frame[frame["ours"].notna() & ~_bounded(frame) & (frame["paper_low"] != 0)]
+    if len(exact):
+        gap = (exact["difference"] / exact["paper_low"].abs()).abs()
+        worst = exact.assign(gap=gap).nlargest(3, "gap")
+        lines.append("Largest gaps against an exact stated value: " + "; ".join(
+            f"{r.claim} ({r.group or r.figure}, {r.metric}): paper {r.paper}, ours "
+            f"{r.ours:,.4g}" for r in worst.itertuples()) + ".")
+    return lines
