@@ -154,7 +154,8 @@ def summary(frame: pd.DataFrame) -> list[str]:
         below = int((group["difference"] < 0).sum())
         lines.append(f"COMPASS-ABS's {metric.upper()} lead over the strongest baseline falls "
                      f"short of the paper's stated lead on {below} of {len(group)} (median "
-                     f"signed difference {group['difference'].median():,.4g}).")
+                     "of ours minus the paper's "
+                     f"{(group['ours'] - group['paper_low']).median():,.4g}).")
     exact = frame[frame["ours"].notna() & ~_bounded(frame) & (frame["paper_low"] != 0)]
     if len(exact):
         gap = (exact["difference"] / exact["paper_low"].abs()).abs()
