@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 
 from compass.experiments.claims import DEFAULT_VARIANT
 from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, paper_values, stated_values
-from compass.experiments.paper_vs_ours import COLUMNS, difference, paper_vs_ours, summary
+from compass.experiments.paper_vs_ours import (
+    COLUMNS,
+    PAPER_VS_OURS_TABLE,
+    difference,
+    paper_vs_ours,
+    summary,
+)
+from compass.experiments.report import _paper_beside_ours
+from compass.experiments.tables import write_table
 
 NAN = math.nan
 
@@ -113,6 +121,19 @@ def test_the_summary_counts_from_the_table():
     assert "ranges and bounds we measured, ours lies inside 2 and outside 1" in lines[1]
     assert "AJCT lead" in lines[2] and "on 1 of 2 (median of ours minus the paper's 0)" in lines[2]
     assert lines[3].startswith("Largest gaps") and "d (t, share): paper 50, ours 75" in lines[3]
+
+
+def test_the_report_section_points_to_the_table_and_lists_its_summary(tmp_path):
+    tables, out = tmp_path / "paper" / "tables", tmp_path / "paper" / "REPRODUCTION.md"
+    assert _paper_beside_ours(tables, out) == []  # before the claims rule wrote it
+    frame = paper_vs_ours([PaperValue("f", "ajct", "lead", low=100.0, claim="a")],
+                          _claims({"id": "a", "ours": 40.0}), {})
+    write_table(frame, tables, PAPER_VS_OURS_TABLE)
+    lines = _paper_beside_ours(tables, out)
+    assert lines[0] == "## The paper beside ours"
+    assert "(tables/paper_vs_ours.csv)" in lines[2]
+    assert [line for line in lines if line.startswith("- ")] == [
+        f"- {line}" for line in summary(frame)]
 
 
 # ---------------------------------------------------------------- paper/paper_values.yaml

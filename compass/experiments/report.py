@@ -212,7 +212,7 @@ def _paper_beside_ours(tables: Path, out: Path) -> list[str]:
             "paper's text and Tables 1-3 state beside ours: the stated value and where it is "
             "stated, ours with its interval and n, how far ours reaches outside the stated "
             "value (`difference`) and the verdict of the claim that measures it.", "",
-            *summary(pd.read_csv(path)), ""]
+            *[f"- {line}" for line in summary(pd.read_csv(path))], ""]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
