@@ -106,6 +106,26 @@ def test_the_builder_on_small_frames():
     assert absent["verdict"] == ""
 
 
+def test_a_value_measured_by_a_figures_leads_frame():
+    stated = [PaperValue("fig1_overall", "afr", "lead", low=0.0, group=g, where="6.1",
+                         claim="wins", leads="overall") for g in ("venus", "physmix", "gfs")]
+    claims = _claims({"id": "wins", "verdict": "differs", "ours_text": "W 1 / L 2"})
+    leads = pd.DataFrame([
+        {"group": "venus", "metric": "afr", "lead": 0.015, "ci_low": 0.01, "ci_high": 0.02,
+         "n": 10, "strongest_baseline": "fft"},
+        {"group": "venus", "metric": "agu", "lead": 9.0, "ci_low": 8.0, "ci_high": 10.0,
+         "n": 10, "strongest_baseline": "fft"},
+        {"group": "physmix", "metric": "afr", "lead": -0.017, "ci_low": -0.03,
+         "ci_high": -0.006, "n": 5, "strongest_baseline": "gfs"}])
+    venus, physmix, gfs = (r for _, r in paper_vs_ours(stated, claims, {},
+                                                       {"overall": leads}).iterrows())
+    assert (venus["ours"], venus["n"], venus["difference"]) == (0.015, 10, 0.0)
+    assert "fft in the point estimate" in venus["note"] and venus["verdict"] == "differs"
+    assert physmix["difference"] == -0.017 and "gfs in the point estimate" in physmix["note"]
+    assert gfs["note"] == "not measured: no overall lead of afr on gfs"
+    assert math.isnan(gfs["ours"])
+
+
 def test_the_summary_counts_from_the_table():
     stated = [PaperValue("f", "ajct", "lead", low=100.0, claim="a"),
               PaperValue("f", "ajct", "lead", low=100.0, claim="b"),

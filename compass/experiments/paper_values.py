@@ -40,6 +40,9 @@ class PaperValue:
     claim: str = ""
     part: int | None = None
     scale: float = 1.0
+    #: the leads frame that measures it instead of the claim's value ("overall": Fig. 1's
+    #: lead per trace and metric, ``sweeps.overall_leads``; "": none)
+    leads: str = ""
 
     def applies_to(self, group: object) -> bool:
         """Whether the value concerns this column of the figure (equal as text or number)."""
@@ -72,7 +75,7 @@ def _read(entries: list[dict]) -> list[PaperValue]:
                        low=float(e.get("low", math.nan)), high=float(e.get("high", math.nan)),
                        group=e.get("group"), where=e.get("where", ""),
                        claim=e.get("claim", ""), part=e.get("part"),
-                       scale=float(e.get("scale", 1.0)))
+                       scale=float(e.get("scale", 1.0)), leads=e.get("leads", ""))
             for e in entries]
 
 

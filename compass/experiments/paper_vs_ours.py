@@ -7,7 +7,9 @@ where it is a lead over samples), how far ours lies outside the stated value or 
 (``difference``), and the claim's verdict. A row whose claim measured nothing says
 ``not measured: why``. The table reads the claims table (claims.csv) for each claim's scalar
 value and interval, and measures again only the claims whose value is a list or a range (the
-tables' shares, the stated bands), which claims.csv keeps as text.
+tables' shares, the stated bands), which claims.csv keeps as text. A value the paper states
+per trace but no claim measures per trace (Fig. 1's lowest AFR on each trace) takes ours
+from the figure's own leads frame (``PaperValue.leads``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from compass.experiments.claims import (
 from compass.experiments.measures import Evidence
 from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, stated_values
 from compass.experiments.results import Results
+from compass.experiments.sweeps import overall_leads
 from compass.experiments.tables import write_table
 from compass.experiments.verdicts import assess
 
@@ -67,7 +70,18 @@ def difference(low: float, high: float, paper_low: float, paper_high: float) -> 
     return below if -below > above else above
 
 
-def _row(v: PaperValue, claim: pd.Series | None, value: Any) -> dict[str, Any]:
+def _lead(leads: pd.DataFrame | None, v: PaperValue) -> pd.Series | None:
+    """The row of a leads frame (columns group, metric, lead, ci_low, ci_high, n,
+    strongest_baseline) for this value's group and metric; None without one."""
+    if leads is None or leads.empty:
+        return None
+    hit = leads[(leads["group"].astype(str) == str(v.group)) & (leads["metric"] == v.metric)
+                & leads["lead"].notna()]
+    return hit.iloc[0] if len(hit) else None
+
+
+def _row(v: PaperValue, claim: pd.Series | None, value: Any,
+         lead: pd.Series | None = None) -> dict[str, Any]:
     row = {"figure": v.figure, "group": "" if v.group is None else str(v.group),
            "metric": v.metric, "who": v.who, "paper": v.text(), "paper_low": v.low,
            "paper_high": v.high, "where": v.where, "claim": v.claim, "ours": math.nan,
@@ -80,6 +94,16 @@ def _row(v: PaperValue, claim: pd.Series | None, value: Any) -> dict[str, Any]:
         return row
     text = claim["ours_text"] if claim["ours_text"] not in ("", "-") else claim["detail"]
     row["verdict"], text = claim["verdict"], text or "nothing measured in this run"
+    if v.leads:
+        if lead is None:
+            row["note"] = f"not measured: no {v.leads} lead of {v.metric} on {v.group}"
+            return row
+        row.update(ours=lead["lead"], ci_low=lead["ci_low"], ci_high=lead["ci_high"],
+                   n=lead["n"], difference=difference(lead["lead"], lead["lead"], v.low, v.high),
+                   note=f"lead over the strongest baseline, re-chosen in each resample "
+                        f"({lead['strongest_baseline']} in the point estimate; {v.leads} "
+                        f"leads); the claim {v.claim}: {text}")
+        return row
     scalar = v.part is None and _finite(claim["ours"])
     span = (claim["ours"], claim["ours"]) if scalar else _span(value, v.part)
     if span is None:
@@ -100,15 +124,19 @@ def _row(v: PaperValue, claim: pd.Series | None, value: Any) -> dict[str, Any]:
 
 
 def paper_vs_ours(stated: Sequence[PaperValue], claims: pd.DataFrame,
-                  values: Mapping[str, Any]) -> pd.DataFrame:
+                  values: Mapping[str, Any],
+                  leads: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """One row per stated value (``COLUMNS``): ``claims`` is claims.csv (its default rows give
     each claim's verdict, scalar value, interval and n); ``values`` holds, per claim id, the
     measured value where claims.csv has no scalar (a list, indexed by ``PaperValue.part``, or
     a (low, high) range). Ours is in the paper's unit (the claim's value divided by
-    ``PaperValue.scale``)."""
+    ``PaperValue.scale``). ``leads`` holds, per name, the leads frame that measures the
+    values naming it (``PaperValue.leads``), with its grouping column named ``group``."""
     default = claims[claims["variant"] == DEFAULT_VARIANT].set_index("id")
+    leads = leads or {}
     rows = [_row(v, default.loc[v.claim] if v.claim in default.index else None,
-                 values.get(v.claim)) for v in stated]
+                 values.get(v.claim), _lead(leads.get(v.leads), v) if v.leads else None)
+            for v in stated]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -126,7 +154,9 @@ def write_paper_vs_ours(results: str | Path, claims_path: str | Path, tables: st
     ev = Evidence(res, Path(tables), load_margins(claims_path))
     values = {c.id: assess(c, ev)[0].value for c in load_claims(claims_path)
               if c.id in named and c.measure["kind"] not in (*SENSITIVE_KINDS, "not_measured")}
-    table = paper_vs_ours(stated, frame, values)
+    leads = ({"overall": overall_leads(res).rename(columns={"trace": "group"})}
+             if any(v.leads == "overall" for v in stated) else {})
+    table = paper_vs_ours(stated, frame, values, leads)
     return write_table(table, tables, PAPER_VS_OURS_TABLE, "Every number the paper states for "
                        f"Figs. 1-7 and Tables 1-3 beside ours ({res.label()})")
 
