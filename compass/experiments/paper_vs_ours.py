@@ -80,6 +80,17 @@ def _lead(leads: pd.DataFrame | None, v: PaperValue) -> pd.Series | None:
     return hit.iloc[0] if len(hit) else None
 
 
+def _from_leads(v: PaperValue, lead: pd.Series | None, text: str) -> dict[str, Any]:
+    """The row's measured fields from its leads frame's row (``text``: the claim's reading)."""
+    if lead is None:
+        return {"note": f"not measured: no {v.leads} lead of {v.metric} on {v.group}"}
+    return {"ours": lead["lead"], "ci_low": lead["ci_low"], "ci_high": lead["ci_high"],
+            "n": lead["n"], "difference": difference(lead["lead"], lead["lead"], v.low, v.high),
+            "note": f"lead over the strongest baseline, re-chosen in each resample "
+                    f"({lead['strongest_baseline']} in the point estimate; {v.leads} leads); "
+                    f"the claim {v.claim}: {text}"}
+
+
 def _row(v: PaperValue, claim: pd.Series | None, value: Any,
          lead: pd.Series | None = None) -> dict[str, Any]:
     row = {"figure": v.figure, "group": "" if v.group is None else str(v.group),
@@ -95,15 +106,7 @@ def _row(v: PaperValue, claim: pd.Series | None, value: Any,
     text = claim["ours_text"] if claim["ours_text"] not in ("", "-") else claim["detail"]
     row["verdict"], text = claim["verdict"], text or "nothing measured in this run"
     if v.leads:
-        if lead is None:
-            row["note"] = f"not measured: no {v.leads} lead of {v.metric} on {v.group}"
-            return row
-        row.update(ours=lead["lead"], ci_low=lead["ci_low"], ci_high=lead["ci_high"],
-                   n=lead["n"], difference=difference(lead["lead"], lead["lead"], v.low, v.high),
-                   note=f"lead over the strongest baseline, re-chosen in each resample "
-                        f"({lead['strongest_baseline']} in the point estimate; {v.leads} "
-                        f"leads); the claim {v.claim}: {text}")
-        return row
+        return {**row, **_from_leads(v, lead, text)}
     scalar = v.part is None and _finite(claim["ours"])
     span = (claim["ours"], claim["ours"]) if scalar else _span(value, v.part)
     if span is None:
