@@ -150,6 +150,23 @@ def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     assert "## Sensitivity" in text and "mcg-backfill" in text
 
 
+def test_the_paper_beside_ours_has_every_stated_number(smoke):
+    """paper/tables/paper_vs_ours.csv from the smoke run: every number the paper states for
+    Figs. 1-7 and Tables 1-3 (at least 30), each with ours or why not; the report points to
+    it in its own section."""
+    from compass.experiments.paper_values import stated_values
+    tables = smoke / "results" / "smoke" / "tables"
+    table = pd.read_csv(tables / "paper_vs_ours.csv")
+    assert len(table) == len(stated_values()) >= 30
+    measured = table["difference"].notna()
+    assert table.loc[~measured, "note"].str.startswith("not measured: ").all()
+    assert (table.loc[measured, "ours"].notna() | table.loc[measured, "ours_low"].notna()).all()
+    assert measured.sum() >= 30  # the smoke run measures most of them
+    assert (tables / "paper_vs_ours.md").read_text().count("\n| ") >= 31
+    text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    assert "## The paper beside ours" in text and "paper_vs_ours.csv" in text
+
+
 def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     """claims.csv measured again on the same results without the extension (its rows out of
     runs.csv and the openb tables, its key out of the profile) has the same verdicts, and

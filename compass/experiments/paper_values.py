@@ -34,6 +34,15 @@ class PaperValue:
     high: float = math.nan
     group: object = None
     where: str = ""
+    #: the claim of paper/claims.yaml that measures it ("": none), the entry of that claim's
+    #: measured list (None: the value itself), and our value in the claim's unit per unit
+    #: of this one (AGU leads are judged in points: 100)
+    claim: str = ""
+    part: int | None = None
+    scale: float = 1.0
+    #: the leads frame that measures it instead of the claim's value ("overall": Fig. 1's
+    #: lead per trace and metric, ``sweeps.overall_leads``; "": none)
+    leads: str = ""
 
     def applies_to(self, group: object) -> bool:
         """Whether the value concerns this column of the figure (equal as text or number)."""
@@ -61,12 +70,25 @@ class PaperValue:
         return f"{num(self.low)}-{num(self.high)}"
 
 
+def _read(entries: list[dict]) -> list[PaperValue]:
+    return [PaperValue(figure=e["figure"], metric=e["metric"], who=e["who"],
+                       low=float(e.get("low", math.nan)), high=float(e.get("high", math.nan)),
+                       group=e.get("group"), where=e.get("where", ""),
+                       claim=e.get("claim", ""), part=e.get("part"),
+                       scale=float(e.get("scale", 1.0)), leads=e.get("leads", ""))
+            for e in entries]
+
+
 def paper_values(figure: str | None = None, path: str | Path = DEFAULT_PATH
                  ) -> list[PaperValue]:
-    """The stated values of one figure stem (all with ``figure=None``), in file order."""
-    entries = yaml.safe_load(Path(path).read_text())["values"]
-    found = [PaperValue(figure=e["figure"], metric=e["metric"], who=e["who"],
-                        low=float(e.get("low", math.nan)), high=float(e.get("high", math.nan)),
-                        group=e.get("group"), where=e.get("where", ""))
-             for e in entries]
+    """The stated values of one figure stem (all with ``figure=None``), in file order: the
+    ones the figures draw (``values``)."""
+    found = _read(yaml.safe_load(Path(path).read_text())["values"])
     return [v for v in found if figure is None or v.figure == figure]
+
+
+def stated_values(path: str | Path = DEFAULT_PATH) -> list[PaperValue]:
+    """Every number the paper's text and Tables 1-3 state: the figures' values, then those
+    no figure draws (``text_values``: the tables' cells, the case study's blocking)."""
+    data = yaml.safe_load(Path(path).read_text())
+    return _read(data["values"]) + _read(data.get("text_values") or [])

@@ -34,6 +34,7 @@ from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
+from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES
 from compass.experiments.sweeps import overall_leads
@@ -197,6 +198,21 @@ def _afr_leads(res: Results) -> list[str]:
             "nodes; positive: COMPASS-ABS fragments less): " + ", ".join(
                 f"{r.trace} {fmt(r.lead)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}] (n = {r.n})"
                 for r in afr.itertuples()) + "."]
+
+
+def _paper_beside_ours(tables: Path, out: Path) -> list[str]:
+    """The section "The paper beside ours": a pointer to paper_vs_ours.csv (every number the
+    paper states for Figs. 1-7 and Tables 1-3 beside ours) and a few lines computed from it;
+    nothing before the claims rule has written it."""
+    path = tables / f"{PAPER_VS_OURS_TABLE}.csv"
+    if not path.is_file():
+        return []
+    return ["## The paper beside ours", "",
+            f"[{PAPER_VS_OURS_TABLE}.csv]({_relative(path, out)}) sets every number the "
+            "paper's text and Tables 1-3 state beside ours: the stated value and where it is "
+            "stated, ours with its interval and n, how far ours reaches outside the stated "
+            "value (`difference`) and the verdict of the claim that measures it.", "",
+            *[f"- {line}" for line in summary(pd.read_csv(path))], ""]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -386,6 +402,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
+              *_paper_beside_ours(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"

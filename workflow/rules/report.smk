@@ -3,6 +3,10 @@
 # it), then the report that renders both, the extension in its own section.
 
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+
+# every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
+PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
 
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
 
@@ -11,6 +15,7 @@ rule claims:
     input:
         claims=BASE / "paper" / "claims.yaml",
         deviations=BASE / "paper" / "deviations.yaml",
+        paper_values=BASE / "paper" / "paper_values.yaml",
         config=L.config,
         runs=L.runs,
         days=DAY_TABLES,
@@ -19,7 +24,7 @@ rule claims:
         openb=OPENB_DATA,  # workflow/rules/openb.smk
         openb_claims=OPENB_CLAIMS,
     output:
-        reported(CLAIMS_FILES, "Claims"),
+        reported([*CLAIMS_FILES, *PAPER_VS_OURS_FILES], "Claims"),
     conda:
         ENVIRONMENT
     log:
@@ -59,6 +64,7 @@ rule report:
         config=L.config,
         runs=L.runs,
         table=CLAIMS_FILES,
+        paper_vs_ours=PAPER_VS_OURS_FILES,
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
