@@ -167,6 +167,21 @@ def test_the_paper_beside_ours_has_every_stated_number(smoke):
     assert "## The paper beside ours" in text and "paper_vs_ours.csv" in text
 
 
+def test_the_regime_table_sets_each_paper_quantity_beside_ours(smoke):
+    """regime.csv from the smoke run: one row per quantity of paper/regime.yaml, the paper's
+    value beside ours (or `not measured` where the run has nothing to measure it on), and
+    the report's section that renders it."""
+    from compass.experiments.regime import read_regime
+    quantities = read_regime(ROOT / "paper" / "regime.yaml")
+    table = pd.read_csv(smoke / "results" / "smoke" / "tables" / "regime.csv",
+                        keep_default_na=False)
+    assert list(table["id"]) == [q.id for q in quantities]
+    assert (table["paper"] != "").all() and (table["ours"] != "").all()
+    assert (table["ours"] != "not measured").sum() >= 3  # the composition bands at least
+    text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    assert "## The operating regime" in text and "regime.csv" in text
+
+
 def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     """claims.csv measured again on the same results without the extension (its rows out of
     runs.csv and the openb tables, its key out of the profile) has the same verdicts, and

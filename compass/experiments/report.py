@@ -35,6 +35,7 @@ from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
+from compass.experiments.regime import REGIME_TABLE
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES
 from compass.experiments.sweeps import overall_leads
@@ -213,6 +214,26 @@ def _paper_beside_ours(tables: Path, out: Path) -> list[str]:
             "stated, ours with its interval and n, how far ours reaches outside the stated "
             "value (`difference`) and the verdict of the claim that measures it.", "",
             *[f"- {line}" for line in summary(pd.read_csv(path))], ""]
+
+
+def _regime_section(tables: Path, out: Path) -> list[str]:
+    """The section "The operating regime": the baselines' quantities the paper states beside
+    ours (regime.csv, ``compass.experiments.regime``), so that a reader sees whether the
+    comparisons above ran in the paper's world; nothing before the regime rule has run."""
+    path = tables / f"{REGIME_TABLE}.csv"
+    if not path.is_file():
+        return []
+    table = pd.read_csv(path, keep_default_na=False)
+    rows = [f"| {r.trace} | {_cell(r.quantity)} | {r.role} | {r.paper} | {r.ours} | "
+            f"{r.interval} | {r.samples} |" for r in table.itertuples()]
+    return ["## The operating regime: the paper's baselines beside ours", "",
+            "Each quantity the paper states for its baselines, measured on this run "
+            f"([{REGIME_TABLE}.csv]({_relative(path, out)}), with where the paper states it). "
+            "Where ours lies outside the paper's band, the comparisons above ran in another "
+            "regime than the paper's. COMPASS-ABS's own GFS AGU is shown as `held-out`: it is "
+            "the claim, never a target of the traces' calibration.", "",
+            "| trace | quantity | role | paper | ours | interval | n |", "|---" * 7 + "|",
+            *rows, ""]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -402,7 +423,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
-              *_paper_beside_ours(Path(tables), out),
+              *_paper_beside_ours(Path(tables), out), *_regime_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"

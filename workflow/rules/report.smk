@@ -4,11 +4,14 @@
 
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.regime import REGIME_TABLE
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
 
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
+# the paper's operating regime for its baselines beside this run's (paper/regime.yaml)
+REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 
 
 rule claims:
@@ -57,6 +60,27 @@ if EXTENSION_FILES:
             "../scripts/extension_leads.py"
 
 
+rule regime:
+    input:
+        regime=BASE / "paper" / "regime.yaml",
+        config=L.config,
+        runs=L.runs,
+        days=DAY_TABLES,
+        case=L.needs(NOTEBOOKS["06_case_study"]),
+    output:
+        reported(REGIME_FILES, "Claims"),
+    conda:
+        ENVIRONMENT
+    log:
+        L.log("regime"),
+    params:
+        results=lambda wc, input: folder(input.config),
+        tables=lambda wc, output: folder(output[0]),
+    localrule: True
+    script:
+        "../scripts/regime.py"
+
+
 rule report:
     input:
         claims=BASE / "paper" / "claims.yaml",
@@ -65,6 +89,7 @@ rule report:
         runs=L.runs,
         table=CLAIMS_FILES,
         paper_vs_ours=PAPER_VS_OURS_FILES,
+        regime=REGIME_FILES,
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
