@@ -101,22 +101,8 @@ def goal_runs(seeds: Sequence[int] = (0, 1, 2), *, eta: float = 0.9, cost: float
     """One row per (trace, day, seed, variant): ``scheduler`` is the registered name,
     ``variant`` the scheduler's name or a COMPASS-ABS+ variant's label (``ABLATION``,
     ``RELAXED``; parameters in ``params``)."""
-    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    runs = [(s, s, {}) for s in schedulers] + [(PLUS, label, dict(p)) for label, p in
-                                                variants.items()]
-    rows = []
-    for name, spec in traces.items():
-        for day in days[name]:
-            for seed in seeds:
-                jobs = load_days(ResolvedTrace(spec, "synthetic", (day,)), seed, [day])[day]
-                size = cluster_nodes(jobs, spec, day, eta, demand)
-                for scheduler, variant, params in runs:
-                    rows.append(_run(jobs, spec, day, seed, eta, cost, size.nodes, scheduler,
-                                     variant, params, demand))
-                    log(f"{name} day {day} seed {seed} N {size.nodes}: {variant:<28} "
-                        f"AJCT {rows[-1]['ajct']:9.0f}  AGU {rows[-1]['agu']:.4f}  "
-                        f"pause {rows[-1]['pause_per_job']:5.2f} s/job")
-    return pd.DataFrame(rows)
+    return _variant_runs(seeds, schedulers, {label: (PLUS, p) for label, p in variants.items()},
+                         eta=eta, cost=cost, traces=traces, days=days, demand=demand, log=log)
 
 
 def _run(jobs: pd.DataFrame, spec: TraceSpec, day: int, seed: int, eta: float, cost: float,
@@ -341,8 +327,9 @@ def _variant_runs(seeds: Sequence[int], schedulers: Sequence[str],
                 for scheduler, variant, params in runs:
                     rows.append(_run(jobs, spec, day, seed, eta, cost, size.nodes, scheduler,
                                      variant, params, demand))
-                    log(f"{name} day {day} seed {seed}: {variant:<30} "
+                    log(f"{name} day {day} seed {seed} N {size.nodes}: {variant:<30} "
                         f"AJCT {rows[-1]['ajct']:9.0f}  AFR {rows[-1]['afr']:.4f}  "
+                        f"AGU {rows[-1]['agu']:.4f}  "
                         f"pause {rows[-1]['pause_per_job']:5.2f} s/job")
     return pd.DataFrame(rows)
 
