@@ -1,6 +1,6 @@
 """COMPASS-ABS+, our extension beyond the paper (docs/theory.md): its goal experiment.
 
-The goal (issue 14): on gfs-synth days 26 and 58 and venus-synth days 92 and 94 at
+The goal: on gfs-synth days 26 and 58 and venus-synth days 92 and 94 at
 eta = 0.90 and c = 10 s, AJCT no higher and AGU no lower than every baseline, and a mean
 migration pause per job under 1 s. The days are built as the ``simulate`` rule builds them
 (``data.load_days``, ``data.cluster_nodes``; replayed with ``compass.simulate`` as

@@ -409,7 +409,7 @@ def _pause_per_job(ev: Evidence) -> Measured:
 
 def _pause_per_job_operators(ev: Evidence) -> Measured:
     """``pause_per_job``, and which operators issued the reference's charged moves in the
-    sweep's runs at its largest c (``migrations.operator_shares``, issue 12)."""
+    sweep's runs at its largest c (``migrations.operator_shares``)."""
     measured = _pause_per_job(ev)
     runs = cost_runs(ev.res)
     cost = runs["cost"].max()

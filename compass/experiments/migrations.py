@@ -1,4 +1,4 @@
-"""Migration accounting by operator (issue 12): which step of a scheduler moves what, and
+"""Migration accounting by operator: which step of a scheduler moves what, and
 what its moves cost the jobs.
 
 Every move in the simulator's migration log names the operator that issued it

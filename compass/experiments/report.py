@@ -237,7 +237,7 @@ def _regime_section(tables: Path, out: Path) -> list[str]:
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
-    """The overall experiment's AFR and AGU leads under both windows (issue 12): each run's
+    """The overall experiment's AFR and AGU leads under both windows: each run's
     own T_peak, the paper's definition and the claims', and the batch's common window."""
     if "afr_common" not in res.runs:
         return []  # a results folder written before the common window was recorded

@@ -1,4 +1,4 @@
-"""AFR and AGU under two windows (issue 12): each run's own T_peak, as the paper defines
+"""AFR and AGU under two windows: each run's own T_peak, as the paper defines
 them (eq. 14-17), and the batch's *common window*, the union of every scheduler's T_peak
 on the same jobs (``runs.common_window_metrics``, columns ``afr_common``, ``agu_common``).
 
