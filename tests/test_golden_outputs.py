@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import compass
-from compass.schedulers import available
+from compass.schedulers import available, scheduler_class
 from compass.traces import demo_trace
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -39,9 +39,16 @@ def stream(name: str) -> pd.DataFrame:
     return generate(Nvl72Workload(domains=4, panels=4, jobs=150, seed=3))
 
 
+def own() -> list[str]:
+    """The package's own schedulers (an installed plugin, such as examples/compass-worst-fit
+    in CI, has no golden files here)."""
+    return [s for s in available()
+            if scheduler_class(s).__module__.startswith("compass.schedulers.")]
+
+
 def cases() -> list[tuple[str, str]]:
-    out = [("demo-n6", s) for s in available() if s not in PANEL_ONLY]
-    out += [("nvl72-k4", s) for s in available() if s not in NOT_ON_PANELS]
+    out = [("demo-n6", s) for s in own() if s not in PANEL_ONLY]
+    out += [("nvl72-k4", s) for s in own() if s not in NOT_ON_PANELS]
     return out
 
 
@@ -71,7 +78,7 @@ def test_outputs_equal_the_golden_files(stream_name, scheduler):
 
 def test_every_scheduler_has_golden_files():
     names = {s for _, s in cases()}
-    assert names == set(available())
+    assert names == set(own()) and "compass-abs" in names
     for stream_name, scheduler in cases():
         for part in ("jobs", "timeline", "migrations"):
             assert path(stream_name, scheduler, part).exists()
