@@ -100,8 +100,9 @@ def objective_terms(state, target):
     return len(used), moved, int(used.sum()), int(((load > 0) & (load < 8)).sum())
 
 
-def brute_force_terms(state):
-    """Lexicographic minimum of ``objective_terms`` over every instance -> node assignment."""
+def brute_force_terms(state, terms=objective_terms):
+    """Lexicographic minimum of ``terms`` (``objective_terms`` or ``partial_terms``) over every
+    instance -> node assignment."""
     sizes = [g for n in range(state.nodes) for g in state.instances_on(n).values()]
     best = None
     for assignment in itertools.product(range(state.nodes), repeat=len(sizes)):
@@ -109,8 +110,8 @@ def brute_force_terms(state):
         for n, g in zip(assignment, sizes, strict=True):
             target[n, g] += 1
         if (target @ np.arange(9) <= 8).all():
-            terms = objective_terms(state, target)
-            best = terms if best is None else min(best, terms)
+            value = terms(state, target)
+            best = value if best is None else min(best, value)
     return best
 
 
@@ -304,20 +305,6 @@ def partial_terms(state, target):
     return partial, moved, index
 
 
-def brute_force_partial_terms(state):
-    """Lexicographic minimum of ``partial_terms`` over every instance -> node assignment."""
-    sizes = [g for n in range(state.nodes) for g in state.instances_on(n).values()]
-    best = None
-    for assignment in itertools.product(range(state.nodes), repeat=len(sizes)):
-        target = np.zeros((state.nodes, 9), dtype=np.int64)
-        for n, g in zip(assignment, sizes, strict=True):
-            target[n, g] += 1
-        if (target @ np.arange(9) <= 8).all():
-            terms = partial_terms(state, target)
-            best = terms if best is None else min(best, terms)
-    return best
-
-
 @settings(max_examples=40, deadline=None)
 @given(state=states(), solver=st.sampled_from(["highs", "cbc"]), cut=st.booleans())
 def test_partial_nodes_objective_matches_brute_force(state, solver, cut):
@@ -327,7 +314,7 @@ def test_partial_nodes_objective_matches_brute_force(state, solver, cut):
     solution = repack(state, None, solver, objective="partial-nodes", node_limit=10_000,
                       max_partial=phi)
     assert solution is not None and solution.optimal
-    assert partial_terms(state, solution.target) == brute_force_partial_terms(state)
+    assert partial_terms(state, solution.target) == brute_force_terms(state, partial_terms)
     assert solution.partial == partial_terms(state, solution.target)[0]
 
 
