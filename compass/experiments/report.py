@@ -35,6 +35,7 @@ from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
+from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.regime import REGIME_TABLE
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES
@@ -236,6 +237,42 @@ def _regime_section(tables: Path, out: Path) -> list[str]:
             *rows, ""]
 
 
+def _ranking_section(tables: Path, out: Path) -> list[str]:
+    """The section "Do the baselines rank as in the paper?": per group our order of the
+    baselines, P(first), and the paper's order where it gives one (baseline_ranking.csv,
+    ``compass.experiments.ranking``); nothing before the baseline_ranking rule has run."""
+    path = tables / f"{RANKING_TABLE}.csv"
+    if not path.is_file():
+        return []
+    table = pd.read_csv(path).fillna({c: "" for c in ("condition", "ours", "strongest",
+                                                      "paper", "kind", "agreement", "where")})
+    share = [c for c in table if c.startswith("p_first_")]
+    rows = []
+    for r in table.to_dict("records"):
+        first = sorted(((r[c], c.removeprefix("p_first_")) for c in share
+                        if r[c] >= 0.005), reverse=True)  # the CSV has the rest
+        cells = [r["experiment"], r["trace"], r["condition"], r["metric"], str(r["n"]),
+                 r["ours"] or "-", ", ".join(f"{b} {p:.2f}" for p, b in first) or "-",
+                 r["paper"] or "-", fmt(r["tau_b"]) if pd.notna(r["tau_b"]) else "-",
+                 r["agreement"] or "-"]
+        rows.append("| " + " | ".join(cells) + " |")
+    line = ranking_summary(table)
+    return ["## Do the baselines rank as in the paper?", "",
+            "Per group (an experiment's trace, condition and metric) the six baselines by "
+            "their mean over the samples, best first (`frag_share`: lowest first), and each "
+            "one's share of paired bootstrap resamples on which it is first, P(first). The "
+            "paper never names its strongest baseline; it orders them only in its case study "
+            "(section 6.6, paper/paper_rankings.yaml, with where). There, Kendall's tau-b "
+            "compares its order with ours; ours *agrees* when every pair the paper separates "
+            "is separated the same way by its paired 95 % interval, *differs* when one is "
+            "separated the other way, and is *undecided* otherwise "
+            f"(always with fewer than {MIN_SAMPLES} samples: a case window is one replay) "
+            f"([{RANKING_TABLE}.csv]({_relative(path, out)})).", "",
+            line[0].upper() + line[1:] + ".", "",
+            "| experiment | trace | condition | metric | n | ours | P(first) | paper | tau-b | "
+            "reading |", "|---" * 10 + "|", *rows, ""]
+
+
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
     """The overall experiment's AFR and AGU leads under both windows: each run's
     own T_peak, the paper's definition and the claims', and the batch's common window."""
@@ -424,6 +461,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
               *_paper_beside_ours(Path(tables), out), *_regime_section(Path(tables), out),
+              *_ranking_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"

@@ -4,6 +4,7 @@
 
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.ranking import RANKING_TABLE
 from compass.experiments.regime import REGIME_TABLE
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
@@ -12,6 +13,8 @@ PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
 # the paper's operating regime for its baselines beside this run's (paper/regime.yaml)
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
+# the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
+RANKING_FILES = table_files(PLAN.tables, RANKING_TABLE)
 
 
 rule claims:
@@ -81,6 +84,27 @@ rule regime:
         "../scripts/regime.py"
 
 
+rule baseline_ranking:
+    input:
+        rankings=BASE / "paper" / "paper_rankings.yaml",
+        config=L.config,
+        runs=L.runs,
+        days=DAY_TABLES,
+        case=L.needs(NOTEBOOKS["06_case_study"]),
+    output:
+        reported(RANKING_FILES, "Claims"),
+    conda:
+        ENVIRONMENT
+    log:
+        L.log("baseline_ranking"),
+    params:
+        results=lambda wc, input: folder(input.config),
+        tables=lambda wc, output: folder(output[0]),
+    localrule: True
+    script:
+        "../scripts/baseline_ranking.py"
+
+
 rule report:
     input:
         claims=BASE / "paper" / "claims.yaml",
@@ -90,6 +114,7 @@ rule report:
         table=CLAIMS_FILES,
         paper_vs_ours=PAPER_VS_OURS_FILES,
         regime=REGIME_FILES,
+        ranking=RANKING_FILES,
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
