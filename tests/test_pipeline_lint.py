@@ -53,8 +53,9 @@ def test_every_reported_product_has_a_caption():
     from compass.experiments.extension import LEADS_TABLE
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, TABLE1
     from compass.experiments.openb import PRODUCTS
+    from compass.experiments.ranking import RANKING_TABLE
 
-    stems = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, *PRODUCTS.figures,
+    stems = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, RANKING_TABLE, *PRODUCTS.figures,
              *PRODUCTS.tables}
     for products in NOTEBOOKS.values():
         stems |= {*products.figures, *products.tables}

@@ -182,6 +182,28 @@ def test_the_regime_table_sets_each_paper_quantity_beside_ours(smoke):
     assert "## The operating regime" in text and "regime.csv" in text
 
 
+def test_the_baseline_ranking_sets_the_paper_order_beside_ours(smoke):
+    """baseline_ranking.csv from the smoke run: our order of the six baselines in every group
+    the run measures, each paper order beside ours in every case window it covers, and the
+    report's section with the computed summary line."""
+    from compass.experiments.ranking import ranking_summary, read_rankings
+    table = pd.read_csv(smoke / "results" / "smoke" / "tables" / "baseline_ranking.csv",
+                        keep_default_na=False)
+    assert {"overall", "eta_sweep", "composition", "case"} <= set(table["experiment"])
+    measured = table[table["n"] > 0]
+    assert (measured["ours"] != "").all() and (measured["strongest"] != "").all()
+    shares = measured[[c for c in table if c.startswith("p_first_")]].replace("", "nan")
+    assert shares.astype(float).sum(axis=1).to_numpy() == pytest.approx(1.0)
+    ordered = table[table["paper"] != ""]
+    assert set(ordered["metric"]) == {r.metric for r in read_rankings(
+        ROOT / "paper" / "paper_rankings.yaml")}
+    assert set(ordered["agreement"]) <= {"agrees", "differs", "undecided", "not measured"}
+    text = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    line = ranking_summary(table)
+    assert "## Do the baselines rank as in the paper?" in text
+    assert line[0].upper() + line[1:] + "." in text
+
+
 def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     """claims.csv measured again on the same results without the extension (its rows out of
     runs.csv and the openb tables, its key out of the profile) has the same verdicts, and

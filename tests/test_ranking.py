@@ -46,9 +46,14 @@ def matrix(columns: dict[str, list[float]]) -> pd.DataFrame:
 
 
 @settings(max_examples=200)
-@given(st.integers(2, 8).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(0, 3), min_size=n, max_size=n),
-    st.lists(st.integers(0, 3), min_size=n, max_size=n))))
+@given(
+    st.integers(2, 8).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 3), min_size=n, max_size=n),
+            st.lists(st.integers(0, 3), min_size=n, max_size=n),
+        )
+    )
+)
 def test_tau_b_is_scipys(pair):
     """Kendall's tau-b with ties, against scipy.stats.kendalltau (its default variant b);
     both NaN when a ranking is all tied."""
@@ -64,11 +69,12 @@ def test_tau_b_of_the_same_and_reversed_orders():
 
 def test_a_clear_winner_is_first_on_almost_every_resample():
     rng = np.random.default_rng(1)
-    m = matrix({"gfs": rng.normal(100, 5, 20), "fft": rng.normal(60, 5, 20),
-                "drr": rng.normal(100, 5, 20)})
+    m = matrix(
+        {"gfs": rng.normal(100, 5, 20), "fft": rng.normal(60, 5, 20), "drr": rng.normal(100, 5, 20)}
+    )
     shares = p_first(m, lower_first=True)
     assert shares["fft"] > 0.99 and sum(shares.values()) == pytest.approx(1.0)
-    assert p_first(m, lower_first=False)["fft"] < 0.01   # higher first: fft is last
+    assert p_first(m, lower_first=False)["fft"] < 0.01  # higher first: fft is last
     assert mean_order(m, lower_first=True)[0] == ("fft",)
 
 
@@ -101,18 +107,22 @@ def test_one_sample_gives_its_own_order():
 def separated(n: int = 12) -> pd.DataFrame:
     """fft well below gfs and drr, which overlap."""
     rng = np.random.default_rng(7)
-    return matrix({"gfs": rng.normal(70, 3, n), "drr": rng.normal(70, 3, n),
-                   "fft": rng.normal(35, 3, n)})
+    return matrix(
+        {"gfs": rng.normal(70, 3, n), "drr": rng.normal(70, 3, n), "fft": rng.normal(35, 3, n)}
+    )
 
 
-@pytest.mark.parametrize(("order", "reading"), [
-    ((("fft",), ("gfs", "drr")), "agrees"),           # every strict pair separated its way
-    ((("gfs", "drr"), ("fft",)), "differs"),           # separated the other way
-    ((("gfs",), ("drr",)), "undecided"),               # the pair it depends on overlaps
-    ((("fft",), ("gfs",), ("drr",)), "undecided"),     # fft > gfs agrees, gfs > drr open
-    ((("drr",), ("gfs",), ("fft",)), "differs"),       # one pair against decides
-    ((("fft", "gfs", "drr"), ("mcg",)), ""),           # no strict pair among those run
-])
+@pytest.mark.parametrize(
+    ("order", "reading"),
+    [
+        ((("fft",), ("gfs", "drr")), "agrees"),  # every strict pair separated its way
+        ((("gfs", "drr"), ("fft",)), "differs"),  # separated the other way
+        ((("gfs",), ("drr",)), "undecided"),  # the pair it depends on overlaps
+        ((("fft",), ("gfs",), ("drr",)), "undecided"),  # fft > gfs agrees, gfs > drr open
+        ((("drr",), ("gfs",), ("fft",)), "differs"),  # one pair against decides
+        ((("fft", "gfs", "drr"), ("mcg",)), ""),  # no strict pair among those run
+    ],
+)
 def test_agreement_reading(order, reading):
     assert agreement(separated(), order, lower_first=True) == reading
 
@@ -132,10 +142,16 @@ def test_the_paper_rankings_are_valid():
     the full profile measures (its experiment's trace, metric and condition)."""
     cfg = parse_config(yaml.safe_load((repo_root() / "config" / "full.yaml").read_text()))
     x = cfg.experiments
-    traces = {"overall": set(x.overall_traces), "eta_sweep": {x.eta_trace},
-              "composition": set(x.composition_traces), "case": {x.case.trace}}
-    conditions = {"eta_sweep": {f"eta {e:g}" for e in x.etas},
-                  "case": {"window paper", "window busiest", "window fragmented"}}
+    traces = {
+        "overall": set(x.overall_traces),
+        "eta_sweep": {x.eta_trace},
+        "composition": set(x.composition_traces),
+        "case": {x.case.trace},
+    }
+    conditions = {
+        "eta_sweep": {f"eta {e:g}" for e in x.etas},
+        "case": {"window paper", "window busiest", "window fragmented"},
+    }
     rankings = read_rankings(RANKINGS)
     assert rankings and len({r.id for r in rankings}) == len(rankings)
     for r in rankings:
@@ -157,15 +173,26 @@ def test_the_paper_rankings_are_the_texts():
     assert LOWER_FIRST["partial_nodes"] and LOWER_FIRST["frag_share"]
 
 
-@pytest.mark.parametrize("bad", [
-    {"order": [["fft"]]},                                # one level orders nothing
-    {"order": [["fft"], ["fft", "gfs"]]},                # a baseline twice
-    {"metric": "ajct"},                                  # the case study ranks no AJCT
-    {"experiment": "cost_sweep"},                        # not ranked
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"order": [["fft"]]},  # one level orders nothing
+        {"order": [["fft"], ["fft", "gfs"]]},  # a baseline twice
+        {"metric": "ajct"},  # the case study ranks no AJCT
+        {"experiment": "cost_sweep"},  # not ranked
+    ],
+)
 def test_bad_rankings_are_refused(tmp_path, bad):
-    row = {"id": "x", "experiment": "case", "trace": "gfs", "metric": "partial_nodes",
-           "order": [["fft"], ["gfs"]], "kind": "stated", "where": "section 6.6", **bad}
+    row = {
+        "id": "x",
+        "experiment": "case",
+        "trace": "gfs",
+        "metric": "partial_nodes",
+        "order": [["fft"], ["gfs"]],
+        "kind": "stated",
+        "where": "section 6.6",
+        **bad,
+    }
     path = tmp_path / "rankings.yaml"
     path.write_text(yaml.safe_dump({"rankings": [row]}))
     with pytest.raises(ValueError):
@@ -178,8 +205,15 @@ def runs_table(seed: int = 3, days: int = 4, seeds: int = 2) -> pd.DataFrame:
     rows = []
     for day, s in itertools.product(range(days), range(seeds)):
         for b, centre in (("gfs", 500.0), ("fft", 300.0), ("drr", 480.0)):
-            rows.append({"day": day, "seed": s, "scheduler": b,
-                         "ajct": centre + rng.normal(0, 40), "agu": rng.uniform(0.8, 0.9)})
+            rows.append(
+                {
+                    "day": day,
+                    "seed": s,
+                    "scheduler": b,
+                    "ajct": centre + rng.normal(0, 40),
+                    "agu": rng.uniform(0.8, 0.9),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -192,8 +226,10 @@ def test_permuting_sample_order_leaves_the_ranking_unchanged(random):
     random.shuffle(order)
     paper = read_rankings(RANKINGS)[0]
     group = Group("overall", "gfs", "", "ajct")
-    rows = [rank_group(group, sample_matrix(r, ("gfs", "fft", "drr"), "ajct"), paper, SIX)
-            for r in (runs, runs.iloc[order])]
+    rows = [
+        rank_group(group, sample_matrix(r, ("gfs", "fft", "drr"), "ajct"), paper, SIX)
+        for r in (runs, runs.iloc[order])
+    ]
     assert rows[0]["ours"].startswith("fft > ") and rows[0]["agreement"] in ("agrees", "undecided")
     pd.testing.assert_series_equal(pd.Series(rows[0]), pd.Series(rows[1]))
 
@@ -201,15 +237,20 @@ def test_permuting_sample_order_leaves_the_ranking_unchanged(random):
 def test_sample_matrix_keeps_complete_samples():
     runs = runs_table()
     runs.loc[(runs["day"] == 0) & (runs["scheduler"] == "drr"), "ajct"] = np.nan
-    m = sample_matrix(runs, ("gfs", "fft", "drr", "mcg"), "ajct")   # mcg did not run
+    m = sample_matrix(runs, ("gfs", "fft", "drr", "mcg"), "ajct")  # mcg did not run
     assert list(m.columns) == ["gfs", "fft", "drr"] and len(m) == 6
 
 
 def test_case_matrix_takes_the_band_middle_and_the_share():
-    summary = pd.DataFrame({"window": ["busiest"] * 3, "scheduler": ["gfs", "fft", "drr"],
-                            "partial_nodes_p10": [60.0, 25.0, 64.0],
-                            "partial_nodes_p90": [80.0, 50.0, 76.0],
-                            "frag_share": [1.0, 1.0, 0.946]})
+    summary = pd.DataFrame(
+        {
+            "window": ["busiest"] * 3,
+            "scheduler": ["gfs", "fft", "drr"],
+            "partial_nodes_p10": [60.0, 25.0, 64.0],
+            "partial_nodes_p90": [80.0, 50.0, 76.0],
+            "frag_share": [1.0, 1.0, 0.946],
+        }
+    )
     m = case_matrix(summary, SIX, "busiest", "partial_nodes")
     assert m.to_dict("records") == [{"gfs": 70.0, "fft": 37.5, "drr": 70.0}]
     assert case_matrix(summary, SIX, "busiest", "frag_share").iloc[0]["drr"] == 0.946
@@ -219,23 +260,33 @@ def test_the_table_and_its_summary():
     """Every group gets our order; an order of the paper no group covers is "not measured";
     the summary line counts from the table."""
     rankings = read_rankings(RANKINGS)
-    summary = pd.DataFrame({"window": ["paper"] * 3, "scheduler": ["gfs", "fft", "drr"],
-                            "partial_nodes_p10": [60.0, 25.0, 64.0],
-                            "partial_nodes_p90": [80.0, 50.0, 76.0]})
+    summary = pd.DataFrame(
+        {
+            "window": ["paper"] * 3,
+            "scheduler": ["gfs", "fft", "drr"],
+            "partial_nodes_p10": [60.0, 25.0, 64.0],
+            "partial_nodes_p90": [80.0, 50.0, 76.0],
+        }
+    )
     runs = runs_table(days=5)
-    groups = [(Group("overall", "gfs", "", "ajct"), sample_matrix(runs, SIX, "ajct")),
-              (Group("case", "gfs", "window paper", "partial_nodes"),
-               case_matrix(summary, SIX, "paper", "partial_nodes")),
-              (Group("overall", "gfs", "", "agu"), matrix({"gfs": [0.8], "mcg": [0.8]}))]
+    groups = [
+        (Group("overall", "gfs", "", "ajct"), sample_matrix(runs, SIX, "ajct")),
+        (
+            Group("case", "gfs", "window paper", "partial_nodes"),
+            case_matrix(summary, SIX, "paper", "partial_nodes"),
+        ),
+        (Group("overall", "gfs", "", "agu"), matrix({"gfs": [0.8], "mcg": [0.8]})),
+    ]
     table = ranking_rows(groups, rankings, SIX)
     assert list(table["strongest"]) == ["fft", "fft", "gfs = mcg", ""]
     case = table.iloc[1]
     assert case["paper"] == "fft > gfs = fgd = cafgd = mcg = drr" and case["n"] == 1
-    assert case["agreement"] == "undecided"            # one window: one sample
+    assert case["agreement"] == "undecided"  # one window: one sample
     assert case["tau_b"] == pytest.approx(kendalltau([0, 1, 1], [0, 1, 1]).statistic)
     assert table.iloc[3]["agreement"] == "not measured"  # no frag_share group here
     assert table.iloc[0]["paper"] == "" and table.iloc[0]["agreement"] == ""
     assert table.iloc[0]["p_first_fft"] > 0.99 and math.isnan(table.iloc[0]["p_first_mcg"])
     assert ranking_summary(table) == (
         "strongest baseline per group (by mean): fft in 2 of 3 groups, a tie for first in 1; "
-        "of 2 groups the paper orders: 0 agrees, 0 differs, 1 undecided, 1 not measured")
+        "of 2 groups the paper orders: 0 agrees, 0 differs, 1 undecided, 1 not measured"
+    )

@@ -20,6 +20,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | every notebook | ``claims_shown``: the verdicts of the claims it shows (claims.csv) |
 | every figure | ``compare``, ``lead_story``, ``series_story``, ``top1_story``: its reading |
 | the paper's stated values | ``paper_values`` (paper/paper_values.yaml) |
+| the baselines' order | ``ranking_table`` (paper/paper_rankings.yaml) |
 | beyond the paper | ``Results.with_extension``, ``extension_leads``: COMPASS-ABS+ (ours) |
 
 ``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
@@ -53,6 +54,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "narrative": ("Story", "compare", "lead_story", "series_story", "top1_story"),
     "paper_values": ("PaperValue",),
     "physical": ("migration_latencies", "physical_label"),
+    "ranking": ("ranking_table",),
     "verdicts": ("claims_shown",),
     "results": ("Results",),
     "sweeps": ("cost_sweep", "eta_sweep", "overall", "overall_leads"),

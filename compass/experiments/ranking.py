@@ -56,11 +56,17 @@ CASE_BANDS = ("partial_nodes", "empty_nodes", "gpu_util")
 CASE_METRICS = (*CASE_BANDS, "frag_share")
 #: The metrics of each experiment.
 EXPERIMENT_METRICS: dict[Experiment, tuple[str, ...]] = {
-    "overall": METRICS, "eta_sweep": METRICS, "composition": METRICS, "case": CASE_METRICS}
+    "overall": METRICS,
+    "eta_sweep": METRICS,
+    "composition": METRICS,
+    "case": CASE_METRICS,
+}
 #: Whether an order puts the lowest first: the best first for every metric; for
 #: frag_share, which is no merit, the lowest (the smallest fragmentation-induced part).
-LOWER_FIRST: dict[str, bool] = {**{m: MEASURE_LOWER_IS_BETTER[m] for m in
-                                   (*METRICS, *CASE_BANDS)}, "frag_share": True}
+LOWER_FIRST: dict[str, bool] = {
+    **{m: MEASURE_LOWER_IS_BETTER[m] for m in (*METRICS, *CASE_BANDS)},
+    "frag_share": True,
+}
 #: The agreement readings.
 READINGS = ("agrees", "differs", "undecided")
 #: The table's stem under the profile's tables folder (baseline_ranking.csv and .md).
@@ -96,9 +102,11 @@ class PaperRanking:
 
     def covers(self, group: Group) -> bool:
         """Whether this order is about ``group``."""
-        return ((self.experiment, self.trace, self.metric)
-                == (group.experiment, group.trace, group.metric)
-                and self.condition in (None, group.condition))
+        return (self.experiment, self.trace, self.metric) == (
+            group.experiment,
+            group.trace,
+            group.metric,
+        ) and self.condition in (None, group.condition)
 
 
 def read_rankings(path: str | Path) -> list[PaperRanking]:
@@ -116,8 +124,18 @@ def read_rankings(path: str | Path) -> list[PaperRanking]:
             raise ValueError(f"{r['id']}: an order names each baseline once, in >= 2 levels")
         if r["kind"] not in ("stated", "read from numbers"):
             raise ValueError(f"{r['id']}: unknown kind {r['kind']!r}")
-        out.append(PaperRanking(r["id"], r["experiment"], r["trace"], r["metric"],
-                                r.get("condition"), order, r["kind"], r["where"]))
+        out.append(
+            PaperRanking(
+                r["id"],
+                r["experiment"],
+                r["trace"],
+                r["metric"],
+                r.get("condition"),
+                order,
+                r["kind"],
+                r["where"],
+            )
+        )
     return out
 
 
@@ -148,8 +166,13 @@ def mean_order(matrix: pd.DataFrame, lower_first: bool) -> Order:
     return tuple(order)
 
 
-def p_first(matrix: pd.DataFrame, lower_first: bool, *, resamples: int = RESAMPLES,
-            seed: int = BOOTSTRAP_SEED) -> dict[str, float]:
+def p_first(
+    matrix: pd.DataFrame,
+    lower_first: bool,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, float]:
     """Per column of ``matrix`` (samples x baselines, complete): the share of paired
     bootstrap resamples of its rows on which it has the best mean (a tie splits a
     resample's share equally); with one sample, that sample's order."""
@@ -184,8 +207,13 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
 
 def strict_pairs(order: Order) -> list[tuple[str, str]]:
     """The pairs (a, b) an order puts strictly before one another, a first."""
-    return [(a, b) for i, level in enumerate(order) for later in order[i + 1:]
-            for a in level for b in later]
+    return [
+        (a, b)
+        for i, level in enumerate(order)
+        for later in order[i + 1 :]
+        for a in level
+        for b in later
+    ]
 
 
 def agreement(matrix: pd.DataFrame, paper: Order, lower_first: bool) -> str:
@@ -198,8 +226,9 @@ def agreement(matrix: pd.DataFrame, paper: Order, lower_first: bool) -> str:
     if len(matrix) < MIN_SAMPLES:
         return "undecided"
     sign = _sign(lower_first)
-    intervals = [bootstrap_mean(sign * (matrix[a] - matrix[b]).to_numpy(dtype=float))
-                 for a, b in pairs]
+    intervals = [
+        bootstrap_mean(sign * (matrix[a] - matrix[b]).to_numpy(dtype=float)) for a, b in pairs
+    ]
     if any(iv.high < 0 for iv in intervals):
         return "differs"
     return "agrees" if all(iv.low > 0 for iv in intervals) else "undecided"
@@ -212,20 +241,25 @@ def sample_matrix(runs: pd.DataFrame, baselines: Sequence[str], metric: str) -> 
     """Samples x baselines of ``metric`` from runs of one group, the samples (``SAMPLE``)
     every present baseline completed with a defined value, sorted by sample."""
     mine = runs[runs["scheduler"].isin(list(baselines))]
-    table = mine.pivot_table(index=list(SAMPLE), columns="scheduler", values=metric,
-                             aggfunc="first", dropna=False)
+    table = mine.pivot_table(
+        index=list(SAMPLE), columns="scheduler", values=metric, aggfunc="first", dropna=False
+    )
     present = [b for b in baselines if b in table.columns]
     return table[present].dropna().sort_index()
 
 
-def case_matrix(summary: pd.DataFrame, baselines: Sequence[str], window: str,
-                metric: str) -> pd.DataFrame:
+def case_matrix(
+    summary: pd.DataFrame, baselines: Sequence[str], window: str, metric: str
+) -> pd.DataFrame:
     """One case window as one sample x baselines: a band's middle (its 10th and 90th
     time-weighted percentiles averaged) or the blocking's fragmentation-induced share."""
     rows = summary[(summary["window"] == window) & summary["scheduler"].isin(list(baselines))]
     rows = rows.set_index("scheduler")
-    values = ((rows[f"{metric}_p10"] + rows[f"{metric}_p90"]) / 2 if metric in CASE_BANDS
-              else rows[metric])
+    values = (
+        (rows[f"{metric}_p10"] + rows[f"{metric}_p90"]) / 2
+        if metric in CASE_BANDS
+        else rows[metric]
+    )
     present = [b for b in baselines if b in values.index]
     return values[present].to_frame(window).T.dropna(axis=1)
 
@@ -241,13 +275,12 @@ def run_groups(res: Results) -> Iterator[tuple[Group, pd.DataFrame]]:
         for metric in METRICS:
             yield Group("eta_sweep", str(trace), f"eta {eta:g}", metric), part
     comp = composition_runs(res) if x.composition_traces else pd.DataFrame()
-    for (trace, day), part in (comp.groupby(["trace", "day"], sort=True) if len(comp) else []):
+    for (trace, day), part in comp.groupby(["trace", "day"], sort=True) if len(comp) else []:
         for metric in METRICS:
             yield Group("composition", str(trace), f"day {day}", metric), part
 
 
-def group_matrices(res: Results, case: pd.DataFrame | None) -> Iterator[tuple[Group,
-                                                                                pd.DataFrame]]:
+def group_matrices(res: Results, case: pd.DataFrame | None) -> Iterator[tuple[Group, pd.DataFrame]]:
     """Every group of a results folder with its samples x baselines matrix; ``case``: the
     case study's summary (None: no case groups)."""
     baselines = res.config.baselines
@@ -257,8 +290,10 @@ def group_matrices(res: Results, case: pd.DataFrame | None) -> Iterator[tuple[Gr
         trace = res.config.experiments.case.trace
         for window in dict.fromkeys(case["window"]):
             for metric in CASE_METRICS:
-                yield (Group("case", trace, f"window {window}", metric),
-                       case_matrix(case, baselines, str(window), metric))
+                yield (
+                    Group("case", trace, f"window {window}", metric),
+                    case_matrix(case, baselines, str(window), metric),
+                )
 
 
 # --------------------------------------------------------------------------- the table
@@ -269,18 +304,25 @@ def order_text(order: Order) -> str:
     return " > ".join(" = ".join(level) for level in order)
 
 
-def rank_group(group: Group, matrix: pd.DataFrame, paper: PaperRanking | None,
-               baselines: Sequence[str]) -> dict[str, object]:
+def rank_group(
+    group: Group, matrix: pd.DataFrame, paper: PaperRanking | None, baselines: Sequence[str]
+) -> dict[str, object]:
     """One row of the ranking table: our order, P(first) per baseline, and beside the
     paper's order (if any) tau-b and the agreement reading."""
     lower = LOWER_FIRST[group.metric]
-    row: dict[str, object] = {**vars(group), "first": "lowest" if lower else "highest",
-                              "n": len(matrix)}
+    row: dict[str, object] = {
+        **vars(group),
+        "first": "lowest" if lower else "highest",
+        "n": len(matrix),
+    }
     measured = len(matrix) > 0 and matrix.shape[1] > 1
     ours = mean_order(matrix, lower) if measured else ()
     shares = p_first(matrix, lower) if measured else {}
-    row.update(ours=order_text(ours), strongest=" = ".join(ours[0]) if ours else "",
-               **{f"p_first_{b}": shares.get(b, math.nan) for b in baselines})
+    row.update(
+        ours=order_text(ours),
+        strongest=" = ".join(ours[0]) if ours else "",
+        **{f"p_first_{b}": shares.get(b, math.nan) for b in baselines},
+    )
     tau, reading = math.nan, ""
     if paper is not None and measured:
         named = [s for level in paper.order for s in level if s in matrix]
@@ -290,14 +332,21 @@ def rank_group(group: Group, matrix: pd.DataFrame, paper: PaperRanking | None,
         reading = agreement(matrix, paper.order, lower)
     elif paper is not None:
         reading = "not measured"
-    row.update(paper=order_text(paper.order) if paper else "",
-               kind=paper.kind if paper else "", tau_b=tau, agreement=reading,
-               where=paper.where if paper else "")
+    row.update(
+        paper=order_text(paper.order) if paper else "",
+        kind=paper.kind if paper else "",
+        tau_b=tau,
+        agreement=reading,
+        where=paper.where if paper else "",
+    )
     return row
 
 
-def ranking_rows(groups: Sequence[tuple[Group, pd.DataFrame]],
-                 rankings: Sequence[PaperRanking], baselines: Sequence[str]) -> pd.DataFrame:
+def ranking_rows(
+    groups: Sequence[tuple[Group, pd.DataFrame]],
+    rankings: Sequence[PaperRanking],
+    baselines: Sequence[str],
+) -> pd.DataFrame:
     """The ranking table: one row per group (``rank_group``), then one "not measured" row per
     paper order that no group covers."""
     rows, used = [], set()
@@ -313,8 +362,9 @@ def ranking_rows(groups: Sequence[tuple[Group, pd.DataFrame]],
     return pd.DataFrame(rows)
 
 
-def ranking_table(res: Results, rankings: Sequence[PaperRanking],
-                  case: pd.DataFrame | None = None) -> pd.DataFrame:
+def ranking_table(
+    res: Results, rankings: Sequence[PaperRanking], case: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The ranking table of a results folder (its completed runs and, when given, the case
     study's summary)."""
     return ranking_rows(list(group_matrices(res, case)), rankings, res.config.baselines)
@@ -333,20 +383,24 @@ def ranking_summary(table: pd.DataFrame) -> str:
         counts.append(f"a tie for first in {tied}")
     ordered = table[table["paper"] != ""]
     readings = Counter(ordered["agreement"])
-    return ("strongest baseline per group (by mean): " + (", ".join(counts) or "none measured")
-            + f"; of {len(ordered)} groups the paper orders: "
-            + ", ".join(f"{readings.get(r, 0)} {r}" for r in READINGS)
-            + (f", {readings['not measured']} not measured" if readings.get("not measured")
-               else ""))
+    return (
+        "strongest baseline per group (by mean): "
+        + (", ".join(counts) or "none measured")
+        + f"; of {len(ordered)} groups the paper orders: "
+        + ", ".join(f"{readings.get(r, 0)} {r}" for r in READINGS)
+        + (f", {readings['not measured']} not measured" if readings.get("not measured") else "")
+    )
 
 
-def write_ranking(results: str | Path, rankings_path: str | Path,
-                  tables: str | Path) -> list[Path]:
+def write_ranking(results: str | Path, rankings_path: str | Path, tables: str | Path) -> list[Path]:
     """Rule ``baseline_ranking``: the ranking table of a results folder as CSV and
     Markdown, captioned with its data."""
     res = Results.load(results)
     study = CaseStudy.load(res)
     table = ranking_table(res, read_rankings(rankings_path), study.summary())
-    return write_table(table, tables, RANKING_TABLE,
-                       "The baselines' order per group beside the paper's. " + res.label())
-
+    return write_table(
+        table,
+        tables,
+        RANKING_TABLE,
+        "The baselines' order per group beside the paper's. " + res.label(),
+    )
