@@ -5,6 +5,7 @@ order."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -290,3 +291,12 @@ def test_the_table_and_its_summary():
         "strongest baseline per group (by mean): fft in 2 of 3 groups, a tie for first in 1; "
         "of 2 groups the paper orders: 0 agrees, 0 differs, 1 undecided, 1 not measured"
     )
+
+
+def test_an_order_covers_its_condition_or_every_condition():
+    every = read_rankings(RANKINGS)[0]  # no condition: each case window
+    assert every.covers(Group("case", "gfs", "window busiest", every.metric))
+    assert not every.covers(Group("case", "venus", "window busiest", every.metric))
+    one = dataclasses.replace(every, condition="window paper")
+    assert one.covers(Group("case", "gfs", "window paper", every.metric))
+    assert not one.covers(Group("case", "gfs", "window busiest", every.metric))

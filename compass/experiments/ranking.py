@@ -267,15 +267,13 @@ def case_matrix(
 def run_groups(res: Results) -> Iterator[tuple[Group, pd.DataFrame]]:
     """Each group of the simulated experiments with its runs (overall, eta sweep,
     composition days)."""
-    x = res.config.experiments
     for trace, part in overall_runs(res).groupby("trace", sort=False):
         for metric in METRICS:
             yield Group("overall", str(trace), "", metric), part
     for (trace, eta), part in eta_runs(res).groupby(["trace", "eta"], sort=True):
         for metric in METRICS:
             yield Group("eta_sweep", str(trace), f"eta {eta:g}", metric), part
-    comp = composition_runs(res) if x.composition_traces else pd.DataFrame()
-    for (trace, day), part in comp.groupby(["trace", "day"], sort=True) if len(comp) else []:
+    for (trace, day), part in composition_runs(res).groupby(["trace", "day"], sort=True):
         for metric in METRICS:
             yield Group("composition", str(trace), f"day {day}", metric), part
 
@@ -371,9 +369,9 @@ def ranking_table(
 
 
 def ranking_summary(table: pd.DataFrame) -> str:
-    """One line computed from the table: who is strongest (alone) in how many measured
-    groups, in how many a tie is first, and the readings of the groups the paper orders."""
-    measured = table[table["n"] > 0]
+    """One line computed from the table: who is strongest (alone) in how many ranked groups,
+    in how many a tie is first, and the readings of the groups the paper orders."""
+    measured = table[table["strongest"] != ""]
     strongest = Counter(s for s in measured["strongest"] if s and " = " not in s)
     counts = [f"{name} in {k}" for name, k in strongest.most_common()]
     if counts:
