@@ -289,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fft-variants", action="store_true",
                         help="measure FFT's variants in the fitted case window")
     args = parser.parse_args(argv)
-    command = "python -m compass.experiments.regime_fit " + " ".join(argv or sys.argv[1:])
+    command = " ".join(["python -m compass.experiments.regime_fit",
+                        *(sys.argv[1:] if argv is None else argv)])
     started = cpu_seconds()
     if args.fft_variants:
         record = yaml.safe_load(args.out.read_text())
