@@ -65,7 +65,7 @@ COMPOSITION_ETA = 0.9
 MIGRATION_COST = 8.0
 #: The case window of section 6.6 (the profiles' ``case_study``).
 CASE = CaseStudyConfig("gfs", 0.95, 113, 21.0, 22.5, 90.0, 15.0, None)
-#: Composition days of each kind (paper Table 2) and whether its trace holds the case window.
+#: Composition days of each kind (paper Table 2); a GFS kind also replays the case window.
 COMPOSITION_DAYS = {"gfs-paper-regime": (58, 26), "venus-paper-regime": (92,)}
 #: paper/regime.yaml's ``trace`` of the quantities each kind is scored on.
 TRACES_OF = {"gfs-paper-regime": ("composition days", "gfs"),
@@ -282,10 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Fit both kinds (or, with ``--fft-variants``, add FFT's variants to the fitted YAML)."""
     parser = argparse.ArgumentParser(prog="python -m compass.experiments.regime_fit",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=data_dir() / KNOBS_FILE)
-    parser.add_argument("--regime", type=Path, default=repo_root() / "paper" / "regime.yaml")
+    parser.add_argument("--out", type=Path, default=data_dir() / KNOBS_FILE,
+                        help="the fit's YAML (default: data/calibration/paper_regime.yaml)")
+    parser.add_argument("--regime", type=Path, default=repo_root() / "paper" / "regime.yaml",
+                        help="the paper's regime quantities")
     parser.add_argument("--kinds", nargs="+", default=list(REGIME_BASE),
-                        choices=list(REGIME_BASE))
+                        choices=list(REGIME_BASE), help="the kinds to fit (default: both)")
     parser.add_argument("--fft-variants", action="store_true",
                         help="measure FFT's variants in the fitted case window")
     args = parser.parse_args(argv)
