@@ -7,6 +7,10 @@ durations for GPU-time shares, which a few long wide jobs dominate). Bounds (the
 1-GPU gang) are checked as bounds. Shape and duration statistics use the ``base`` days only
 (Table 2 and stress days are pushed on purpose); counts per day, hour-of-day shares and the
 span use every day.
+
+A paper-regime kind (``compass.traces.paper_regime``) is checked on what its knobs leave
+alone (arrivals per day and hour) and on the knobs themselves (every gang inside its day's
+cap, the sub-node share reached); the rest is exempt on purpose (``REGIME_EXEMPT``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from compass.model import G_DEFAULT
 from compass.traces import calibration as cal
 from compass.traces import physmix
 from compass.traces.load import real_day_gpu_seconds
@@ -33,12 +38,15 @@ from compass.traces.models import (
     trace_model,
     venus_gpu_time_targets,
 )
+from compass.traces.paper_regime import gang_limit, subnode_instance_share
 from compass.traces.synthetic import (
     KINDS,
     LOAD_MATCHED,
     MODEL_OF,
+    REGIME_BASE,
     SYNTHETIC_PREFIX,
     TRACE_OF,
+    kind_knobs,
     wcc_stress_rate,
 )
 from compass.traces.windows import (
@@ -47,6 +55,7 @@ from compass.traces.windows import (
     TABLE2_BUCKETS,
     class_shares,
     composition,
+    day_window,
     day_windows,
     jobs_in_window,
     wcc_coverage,
@@ -338,6 +347,47 @@ def _physmix(frame: pd.DataFrame) -> list[Check]:
     return checks
 
 
+#: What a paper-regime kind is not checked on, and why: its knobs move it on purpose (the
+#: base kinds, gfs-synth and venus-synth, keep every one of these checks).
+REGIME_EXEMPT = {
+    "load (GPU-seconds per real day, wide-gang shares, concurrency)":
+        "duration_scale lengthens every job: the days carry more than the real days' "
+        "GPU-seconds by design, and gang_cap removes the widest gangs",
+    "shapes and durations (Table 1, job shares, GPU-time shares, duration CDF)":
+        "subnode_share relabels full-node jobs, gang_cap trims wide gangs, duration_scale "
+        "stretches the CDF",
+    "Table 2 days and WCC-stress days":
+        "the Table 2 days keep their sizes but gang_cap trims their widest 8-GPU gangs; "
+        "longer jobs and relabelled sizes move the WCC coverage",
+}
+
+
+def _regime_checks(frame: pd.DataFrame, kind: str) -> list[Check]:
+    """The knobs of a paper-regime kind, day by day: every gang within its day's cap, and
+    (outside the Table 2 days, whose sizes stay) the sub-node share at least the knob's
+    unless no single-instance full-node job is left to relabel."""
+    knobs = kind_knobs(kind)
+    day = np.floor(frame["submit_time"].to_numpy() / DAY_SECONDS).astype(np.int64)
+    over, short = 0.0, 0.0
+    for d in np.unique(day):
+        jobs = frame[day == d]
+        g, w = jobs["gpus_per_instance"].to_numpy(), jobs["num_instances"].to_numpy()
+        if knobs.gang_cap is not None:
+            limit = gang_limit(jobs, knobs.gang_cap, day_window(int(d)))
+            over = max(over, float((g * w).max()) / limit)
+        movable = ((g == G_DEFAULT) & (w == 1)).any()  # a job the knob could still relabel
+        if movable and (TRACE_OF[kind], int(d)) not in cal.TABLE2_COMPOSITION:
+            short = max(short, knobs.subnode_share - subnode_instance_share(g, w))
+    source = "data/calibration/paper_regime.yaml"
+    return [
+        Check("widest gang / its day's gang_cap limit, at most", 1.0, over, 0.0, source,
+              rule="at_most"),
+        Check("largest shortfall of a day's sub-node instance share below subnode_share "
+              "(days with a single-instance full-node job left)",
+              0.0, short, 0.0, source, rule="at_most"),
+    ]
+
+
 def calibration_checks(frame: pd.DataFrame) -> pd.DataFrame:
     """Targets beside generated values for a synthetic trace (kind read from ``source``).
 
@@ -346,6 +396,10 @@ def calibration_checks(frame: pd.DataFrame) -> pd.DataFrame:
     kind = _kind_of(frame)
     if kind == "physmix":
         checks = _physmix(frame)
+    elif kind in REGIME_BASE:  # REGIME_EXEMPT says what is not checked, and why
+        checks = [*_arrival_checks(frame, trace_model(MODEL_OF[kind]),
+                                   f"{TRACE_OF[kind].upper()} arrivals by day/hour"),
+                  *_regime_checks(frame, kind)]
     else:
         trace, model = TRACE_OF[kind], trace_model(MODEL_OF[kind])
         base = frame[frame["scenario"] == "base"]

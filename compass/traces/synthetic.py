@@ -21,6 +21,11 @@ kept for workload-sensitivity comparisons; it draws from the same random streams
   the WCC fails there. The bucket [0.99, 1) is left to the base days, where an unpaired
   FUF job now and then breaks the WCC briefly by itself (docs/traces.md gives the rates).
 
+``gfs-paper-regime`` and ``venus-paper-regime`` are sensitivity traces: ``gfs-synth`` and
+``venus-synth`` (same streams, so the same days before reshaping) with each day reshaped by
+the fitted knobs of ``data/calibration/paper_regime.yaml`` (``compass.traces.paper_regime``)
+toward the regime the paper reports for its baselines. Any kind takes explicit ``knobs``.
+
 Randomness: one numpy stream per (seed, kind, day, purpose), so a day is the same whichever
 range it is generated in. Every frame says ``synthetic:<kind>`` in its ``source`` column.
 """
@@ -38,10 +43,14 @@ from compass.traces import calibration as cal
 from compass.traces import physmix
 from compass.traces.load import match_load, real_day_gpu_seconds
 from compass.traces.models import SizeModel, TraceModel, trace_model
+from compass.traces.paper_regime import RegimeKnobs, read_knobs, reshape_day
 from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
-from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances
+from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances, day_window
 
-KINDS = ("venus-synth", "gfs-synth", "physmix", "gfs-synth-indep")
+KINDS = ("venus-synth", "gfs-synth", "physmix", "gfs-synth-indep", "gfs-paper-regime",
+         "venus-paper-regime")
+#: The paper-regime kinds and the calibrated kind each reshapes (its days, streams, model).
+REGIME_BASE = {"gfs-paper-regime": "gfs-synth", "venus-paper-regime": "venus-synth"}
 #: Prefix of the ``source`` column of every synthetic frame.
 SYNTHETIC_PREFIX = "synthetic:"
 #: Phys-Mix jobs per day by default: about 1.1 times the 4 x 8 cluster's GPU-hours.
@@ -54,14 +63,19 @@ STRESS_SIZE = 5
 Scenario = Literal["base", "table2", "wcc-stress"]
 #: The calibrated model (``compass.traces.models.trace_model``) of each kind, and the paper
 #: trace it stands for (Table 1-3 targets, the WCC-stress rate).
-MODEL_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs-indep"}
-TRACE_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs"}
+MODEL_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs-indep",
+            "gfs-paper-regime": "gfs", "venus-paper-regime": "venus"}
+TRACE_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs",
+            "gfs-paper-regime": "gfs", "venus-paper-regime": "venus"}
 #: Random-stream id per kind: gfs-synth-indep shares gfs-synth's streams (paired traces, and
 #: the same output as the earlier gfs-synth for a seed).
+#: (A paper-regime kind draws from its base kind's streams, ``REGIME_BASE``.)
 _KIND_ID = {"venus-synth": 0, "gfs-synth": 1, "physmix": 2, "gfs-synth-indep": 1}
 _PURPOSE = {"plan": 0, "shape": 1, "duration": 2, "arrival": 3, "composition": 4, "stress": 5,
-            "load": 6}
+            "load": 6, "regime": 7}
 #: Kinds whose days carry the real day's submitted GPU-seconds (``compass.traces.load``).
+#: gfs-paper-regime is drawn load-matched too, then reshaped: it carries more load on
+#: purpose (``duration_scale``), so it is not listed here.
 LOAD_MATCHED = ("gfs-synth",)
 
 
@@ -134,7 +148,7 @@ def day_plans(kind: str, days: int | None = None, start_day: int = 0,
     plans = []
     for d in span:
         jobs = arrivals.jobs_on(d)
-        rng = _rng(seed, kind, d, "plan")
+        rng = _rng(seed, REGIME_BASE.get(kind, kind), d, "plan")
         if (trace, d) in cal.TABLE2_COMPOSITION:
             plans.append(DayPlan(d, jobs, "table2", cal.TABLE2_COMPOSITION[(trace, d)]))
         elif jobs and rng.random() < rate:
@@ -194,8 +208,9 @@ def _inject_wcc_stress(g: np.ndarray, w: np.ndarray, submit: np.ndarray, duratio
 
 
 def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
-                  seed: int) -> dict[str, np.ndarray]:
+                  seed: int, knobs: RegimeKnobs) -> dict[str, np.ndarray]:
     n, day = plan.jobs, plan.day
+    kind = REGIME_BASE.get(kind, kind)
     arrival = _rng(seed, kind, day, "arrival")
     if model is None:
         g, w, duration, workload = physmix.sample_jobs(_rng(seed, kind, day, "shape"),
@@ -219,6 +234,13 @@ def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
     if plan.target_rho is not None:
         _inject_wcc_stress(g, w, submit, duration, day, plan.target_rho,
                            _rng(seed, kind, day, "stress"))
+    if not knobs.identity:  # a Table 2 day keeps its instance mix
+        frame = reshape_day(pd.DataFrame({"submit_time": submit, "duration": duration,
+                                          "num_instances": w, "gpus_per_instance": g}),
+                            knobs, _rng(seed, kind, day, "regime"), day_window(day),
+                            keep_sizes=plan.composition is not None)
+        duration, w, g = (frame[c].to_numpy() for c in ("duration", "num_instances",
+                                                        "gpus_per_instance"))
     columns = {"submit_time": submit, "duration": duration, "num_instances": w,
                "gpus_per_instance": g, "day": np.full(n, day),
                "scenario": np.full(n, plan.scenario, dtype=object)}
@@ -227,16 +249,30 @@ def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
     return columns
 
 
+def kind_knobs(kind: str) -> RegimeKnobs:
+    """The knobs a kind is reshaped by: the fitted ones of a paper-regime kind
+    (``data/calibration/paper_regime.yaml``), none for the others."""
+    if kind not in REGIME_BASE:
+        return RegimeKnobs()
+    fitted = read_knobs()
+    if kind not in fitted:
+        raise ValueError(f"{kind}: no fitted knobs in data/calibration/paper_regime.yaml "
+                         "(python -m compass.experiments.regime_fit writes them)")
+    return fitted[kind]
+
+
 def synthesize(kind: str, days: int | None = None, start_day: int = 0,
-               seed: int = 0) -> pd.DataFrame:
-    """A synthetic trace of ``kind`` over days ``start_day ..`` (None: to the span's end).
+               seed: int = 0, knobs: RegimeKnobs | None = None) -> pd.DataFrame:
+    """A synthetic trace of ``kind`` over days ``start_day ..`` (None: to the span's end),
+    each day reshaped by ``knobs`` (None: the kind's own, ``kind_knobs``).
 
     Canonical columns plus ``source_id`` ("<kind>/s<seed>/d<day>/<k>"), ``source``
     ("synthetic:<kind>"), ``scenario`` (the day's plan) and, for physmix, ``workload``.
     """
     plans = day_plans(kind, days, start_day, seed)
     model = None if kind == "physmix" else trace_model(MODEL_OF[kind])
-    parts = [_generate_day(kind, model, plan, seed) for plan in plans]
+    knobs = kind_knobs(kind) if knobs is None else knobs
+    parts = [_generate_day(kind, model, plan, seed, knobs) for plan in plans]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     index_in_day = np.concatenate([np.arange(p["day"].size) for p in parts])
     order = np.lexsort((index_in_day, data["day"], data["submit_time"]))
