@@ -119,30 +119,39 @@ def _table(rows: list[tuple[str, str, str]], variant: str = "default") -> pd.Dat
 
 MAIN = _table([("a1", "6.1", "differs"), ("a2", "6.1", "holds"),
                ("b1", "6.2", "differs"), ("b2", "6.2", "tie"),
-               ("c1", "6.3", "differs"), ("c2", "6.3", "inconclusive"),
-               ("d1", "6.5", "differs"),
+               ("c1", "6.3", "differs"), ("c2", "6.3", "tie"),
+               ("d1", "6.5", "differs"), ("d2", "6.5", "differs"),
                ("e1", "6.4", "holds"),
+               ("f1", "7", "inconclusive"),
+               ("g1", "8", "differs"), ("g2", "8", "differs"),
                ("z1", "6.6", "differs")])
+REGIME = _table([("a1", "6.1", "holds"), ("a2", "6.1", "differs"),
+                 ("b1", "6.2", "differs"), ("b2", "6.2", "tie"),
+                 ("c1", "6.3", "holds"), ("c2", "6.3", "differs"),
+                 ("d1", "6.5", "no data"), ("d2", "6.5", "inconclusive"),
+                 ("e1", "6.4", "differs"),
+                 ("f1", "7", "holds"),
+                 ("g1", "8", "holds"), ("g2", "8", "inconclusive"),
+                 ("z1", "6.6", NOT_REJUDGED)])
 
 
-def test_reading_closes_stays_partly_no_data_and_no_gap():
-    regime = _table([("a1", "6.1", "holds"), ("a2", "6.1", "differs"),
-                     ("b1", "6.2", "differs"), ("b2", "6.2", "inconclusive"),
-                     ("c1", "6.3", "holds"), ("c2", "6.3", "tie"),
-                     ("d1", "6.5", "no data"),
-                     ("e1", "6.4", "differs"),
-                     ("z1", "6.6", NOT_REJUDGED)])
-    got = {r.family: r for r in reading(MAIN, regime)}
-    assert list(got) == ["6.1", "6.2", "6.3", "6.5", "6.4"]  # the case study is not judged
-    assert got["6.1"].status == "closes" and got["6.1"].closed == ("a1",)
-    assert "closes" in got["6.1"].line("paper-regime") and "the data" in got["6.1"].line("r")
-    assert got["6.2"].status == "stays"
-    assert got["6.2"].stayed == (("b1", "differs"), ("b2", "inconclusive"))
-    assert "the scheduler" in got["6.2"].line("r")
-    assert got["6.3"].status == "partly closes"
-    assert (got["6.3"].closed, got["6.3"].stayed) == (("c1",), (("c2", "tie"),))
-    assert got["6.5"].status == "no data" and got["6.5"].missing == ("d1",)
-    assert got["6.4"].status == "no gap"  # a regime's miss where ours holds is no gap of ours
+def test_reading_closes_stays_partly_no_data_undecided_and_no_gap():
+    got = {r.family: r for r in reading(MAIN, REGIME)}
+    assert list(got) == ["6.1", "6.2", "6.3", "6.5", "6.4", "7", "8"]  # 6.6: not judged
+    assert {f: r.status for f, r in got.items()} == {
+        "6.1": "closes", "6.2": "stays", "6.3": "partly closes", "6.5": "no data",
+        "6.4": "no gap", "7": "undecided", "8": "closes"}
+    assert got["6.1"].closed == ("a1",) and not got["6.1"].stayed  # a2 is no gap of ours
+    assert "the data account for it" in got["6.1"].line("paper-regime")
+    assert got["6.2"].stayed == (("b1", "differs"), ("b2", "tie"))
+    assert "the scheduler, not the data" in got["6.2"].line("paper-regime")
+    assert (got["6.3"].closed, got["6.3"].stayed) == (("c1",), (("c2", "differs"),))
+    assert got["6.5"].unsettled == (("d1", "no data"), ("d2", "inconclusive"))
+    assert "`d2` inconclusive" in got["6.5"].line("r")
+    assert got["7"].undecided == ("f1",)  # an inconclusive verdict of ours is no gap
+    assert got["8"].unsettled == (("g2", "inconclusive"),)
+    assert "undecided there: `g2` inconclusive" in got["8"].line("r")
+    assert got["6.1"].line("r").startswith("**6.1** (2 comparison claims) on `r`: ")
 
 
 def test_reading_uses_the_main_default_verdicts_only():

@@ -47,9 +47,13 @@ CASE_SECTION = "6.6"
 #: Their verdict there, and why.
 NOT_REJUDGED = "not re-judged"
 NOT_REJUDGED_WHY = "the case study replays one day's window"
-#: Main verdicts that leave a gap between the paper's claim and our value.
-GAP = ("tie", "differs", "inconclusive")
-Status = Literal["no gap", "closes", "stays", "partly closes", "no data"]
+#: Verdicts that leave a decided gap between the paper's claim and the value: our value
+#: falls short of it over its whole interval (``differs``) or sits inside the margin of no
+#: difference where the paper claims one (``tie``). ``inconclusive`` decides nothing.
+GAP = ("tie", "differs")
+#: The verdict that closes a gap.
+CLOSED = "holds"
+Status = Literal["no gap", "undecided", "closes", "stays", "partly closes", "no data"]
 
 
 def regime_slug(regime: str) -> str:
@@ -182,20 +186,26 @@ def read_regime_claims(tables: str | Path, regime: str) -> pd.DataFrame | None:
 
 @dataclass(frozen=True)
 class FamilyReading:
-    """One claim family (a section of the paper, e.g. "6.2, Fig. 2") on a regime: the gap
-    claims (main verdict in ``GAP``) that hold there (``closed``), that still fall short
-    (``stayed``, with the regime's verdict) and that it has no verdict for (``missing``)."""
+    """One claim family (a section of the paper, e.g. "6.2, Fig. 2") on a regime. Of its
+    comparison claims (``claims``), the gaps of the main table (verdict in ``GAP``) that
+    hold on the regime (``closed``), that fall short there too (``stayed``, with the
+    regime's verdict) and that have no decided verdict there (``unsettled``: inconclusive
+    or no data); and the claims whose main verdict is ``inconclusive`` (``undecided``)."""
 
     family: str
     claims: tuple[str, ...]
     closed: tuple[str, ...]
     stayed: tuple[tuple[str, str], ...]
-    missing: tuple[str, ...]
+    unsettled: tuple[tuple[str, str], ...]
+    undecided: tuple[str, ...] = ()
 
     @property
     def status(self) -> Status:
-        if not (self.closed or self.stayed or self.missing):
-            return "no gap"
+        """``closes`` (the data account for the gap), ``stays`` (the scheduler does), both
+        (``partly closes``), ``no data`` (no gap decided on the regime), ``undecided`` (no
+        decided gap in the main table, some claim inconclusive there) or ``no gap``."""
+        if not (self.closed or self.stayed or self.unsettled):
+            return "undecided" if self.undecided else "no gap"
         if not (self.closed or self.stayed):
             return "no data"
         if not self.stayed:
@@ -204,27 +214,32 @@ class FamilyReading:
 
     def line(self, regime: str) -> str:
         """The finding as one Markdown line."""
-        head = f"**{self.family}** ({len(self.claims)} comparison claims) on `{regime}`: "
+        n = len(self.claims)
+        head = (f"**{self.family}** ({n} comparison claim{'s' if n != 1 else ''}) on "
+                f"`{regime}`: ")
         closed = ", ".join(f"`{i}`" for i in self.closed)
         stayed = ", ".join(f"`{i}` {v}" for i, v in self.stayed)
-        missing = (f"; no verdict there for {', '.join(f'`{i}`' for i in self.missing)}"
-                   if self.missing else "")
+        unsettled = ", ".join(f"`{i}` {v}" for i, v in self.unsettled)
         text = {
-            "no gap": "every claim holds on our data already; nothing to attribute",
-            "no data": "no verdict on the regime for its gap claims",
+            "no gap": "no gap on our data (no claim differs or ties); nothing to attribute",
+            "undecided": "our verdicts are undecided (" + ", ".join(
+                f"`{i}`" for i in self.undecided) + " inconclusive), no gap to attribute",
+            "no data": f"no decided verdict on the regime for its gaps ({unsettled})",
             "closes": f"the gap closes ({closed} hold there): the data account for it",
             "stays": f"the gap stays ({stayed}): the scheduler, not the data",
             "partly closes": f"the gap partly closes ({closed} hold there: the data) and "
                              f"partly stays ({stayed}: the scheduler)",
         }[self.status]
-        return head + text + (missing if self.status != "no data" else "") + "."
+        rest = (f"; undecided there: {unsettled}"
+                if self.unsettled and self.status != "no data" else "")
+        return head + text + rest + "."
 
 
 def reading(main: pd.DataFrame, regime: pd.DataFrame) -> list[FamilyReading]:
     """Per claim family of the regime's judged claims (its ``section``), in the table's
-    order: which of the main table's gaps (default variant, verdict in ``GAP``) hold on the
-    regime, which still fall short there and which have no verdict there. Pure: the two
-    claims tables in, the readings out."""
+    order: which gaps of the main table (default variant, verdict in ``GAP``) hold on the
+    regime, which fall short there too and which have no decided verdict there. Pure: the
+    two claims tables in, the readings out."""
     judged = regime[regime["verdict"] != NOT_REJUDGED]
     there = judged.set_index("id")["verdict"]
     ours = main[main["variant"] == DEFAULT_VARIANT].set_index("id")["verdict"]
@@ -232,8 +247,11 @@ def reading(main: pd.DataFrame, regime: pd.DataFrame) -> list[FamilyReading]:
     for family, part in judged.groupby("section", sort=False):
         ids = tuple(part["id"])
         gaps = [i for i in ids if ours.get(i) in GAP]
-        closed = tuple(i for i in gaps if there[i] == "holds")
-        stayed = tuple((i, there[i]) for i in gaps if there[i] in GAP)
-        missing = tuple(i for i in gaps if i not in closed and i not in dict(stayed))
-        out.append(FamilyReading(str(family), ids, closed, stayed, missing))
+        out.append(FamilyReading(
+            str(family), ids,
+            closed=tuple(i for i in gaps if there[i] == CLOSED),
+            stayed=tuple((i, there[i]) for i in gaps if there[i] in GAP),
+            unsettled=tuple((i, there[i]) for i in gaps
+                            if there[i] != CLOSED and there[i] not in GAP),
+            undecided=tuple(i for i in ids if ours.get(i) == "inconclusive")))
     return out
