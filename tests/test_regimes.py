@@ -75,6 +75,18 @@ def test_a_regimes_batches_are_the_main_comparisons_on_its_traces():
     assert str(derived.layout.root) == "results/smoke/regimes/paper-regime"
 
 
+def test_a_case_study_trace_outside_the_regime_moves_to_the_eta_sweeps():
+    """A profile's case study is required but never replayed in a regime: on a trace the
+    regime does not map, the derived profile points it at the eta sweep's trace."""
+    raw = _profile()
+    raw["experiments"]["case_study"]["trace"] = "physmix"
+    raw["experiments"]["case_study"]["candidate_days"] = [0]
+    derived = regime_profile(raw, "paper-regime")
+    case = derived["experiments"]["case_study"]
+    assert (case["trace"], case["candidate_days"]) == ("gfs", None)
+    assert make_plan(derived).config.experiments.case.trace == "gfs"
+
+
 def test_no_regime_no_plan():
     raw = _profile()
     raw.pop("regimes")
