@@ -469,8 +469,9 @@ def _check_references(cfg: PipelineConfig) -> None:
 
 
 def _check_regimes(cfg: PipelineConfig) -> None:
-    """Each regime maps traces of the profile to known SYNTHETIC kinds (the schema says so
-    too; a profile read without it is checked here)."""
+    """Each regime (profile key ``regimes``) maps traces of the profile to known SYNTHETIC
+    kinds: config/schema.yaml says so too, and a profile parsed without the schema (a
+    config.json read back, a test's dict) is checked here."""
     for name, kinds in cfg.regimes.items():
         if not kinds:
             raise ConfigError(f"regimes.{name}: maps no trace; give trace: synthetic kind")
