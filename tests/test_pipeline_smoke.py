@@ -204,6 +204,34 @@ def test_the_baseline_ranking_sets_the_paper_order_beside_ours(smoke):
     assert line[0].upper() + line[1:] + "." in text
 
 
+def test_the_paper_regime_judges_the_comparisons_apart(smoke):
+    """The smoke profile's regime (profile key `regimes`): its runs in their own folder,
+    claims_paper_regime.csv with every comparison claim judged on them and the case-study
+    claims listed as not re-judged, regime.csv with the regime's quantities beside ours, and
+    the report's section and its one line per claim family in "What we found"."""
+    from compass.experiments.claims import load_claims
+    from compass.experiments.regimes import NOT_REJUDGED, is_comparison, reading
+
+    results = smoke / "results" / "smoke"
+    assert (results / "regimes" / "paper-regime" / "runs.csv").is_file()
+    claims = load_claims(ROOT / "paper" / "claims.yaml")
+    table = pd.read_csv(results / "tables" / "claims_paper_regime.csv", keep_default_na=False)
+    judged = table[table["verdict"] != NOT_REJUDGED]
+    assert list(judged["id"]) == [c.id for c in claims if is_comparison(c)]
+    assert set(table.loc[table["verdict"] == NOT_REJUDGED, "id"]) == {
+        c.id for c in claims if c.section.startswith("6.6")}
+    assert judged["data"].str.startswith("SYNTHETIC").any()
+    regime = pd.read_csv(results / "tables" / "regime.csv", keep_default_na=False)
+    assert (regime["ours_paper_regime"] != "not measured").sum() >= 3
+    assert {"interval_paper_regime", "samples_paper_regime"} <= set(regime.columns)
+    text = (results / "REPRODUCTION.md").read_text()
+    assert "## On the paper's regime" in text and "claims_paper_regime.csv" in text
+    found = text[text.index("## What we found"):text.index("## Summary")]
+    lines = [r.line("paper-regime") for r in reading(
+        pd.read_csv(results / "tables" / "claims.csv", keep_default_na=False), table)]
+    assert lines and all(line in found for line in lines)
+
+
 def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     """claims.csv measured again on the same results without the extension (its rows out of
     runs.csv and the openb tables, its key out of the profile) has the same verdicts, and
@@ -405,5 +433,6 @@ def test_every_profile_plans(tmp_path, profile, runtime):
     jobs = planned_jobs(done.stdout + done.stderr)
     assert jobs.get("simulate", 0) > 0 and jobs.get("report") == 1, jobs
     assert ("physical" in jobs) == (profile == "full" and runtime)
+    assert ("claims_paper_regime" in jobs) == (profile != "full")  # its cost: not in full
     skipped = "SKIPPED: the physical step" in done.stdout + done.stderr
     assert skipped == (profile == "full" and not runtime)

@@ -16,6 +16,7 @@ from compass.experiments.regime import (
     BASELINES,
     STALL_QUEUE_S,
     before_after,
+    beside_regimes,
     case_band,
     composition_band,
     eta_floor,
@@ -107,3 +108,21 @@ def test_regime_rows_and_before_after():
     assert rows.loc["stalled-share-gfs", "ours"] == "0"
     both = before_after(table, table.assign(ours="x"))
     assert (both["ours_after"] == "x").all() and len(both) == len(table)
+
+
+def test_each_regimes_values_sit_beside_ours_by_quantity():
+    """regime.csv gains ours_<regime>, interval_<regime>, samples_<regime> per sensitivity
+    regime, matched by id (whatever the regime table's order), before `where`."""
+    quantities = read_regime(REGIME)
+    runs = _runs([("gfs", 113, 0.9, 0, b, 0.1, 0.85, 100.0) for b in (*BASELINES, "compass-abs")])
+    ours = regime_rows(quantities, runs, runs, None)
+    theirs = regime_rows(quantities, runs.assign(agu=0.8), runs.assign(agu=0.8), None)
+    both = beside_regimes(ours, {"paper-regime": theirs.iloc[::-1]})
+    assert list(both.columns) == [*ours.columns[:-1], "ours_paper_regime",
+                                  "interval_paper_regime", "samples_paper_regime", "where"]
+    rows = both.set_index("id")
+    assert rows.loc["composition-agu-baselines", "ours"] == "[0.85, 0.85]"
+    assert rows.loc["composition-agu-baselines", "ours_paper_regime"] == "[0.8, 0.8]"
+    assert (both["samples_paper_regime"] == ours["samples"]).all()
+    assert rows.loc["case-partial-fft", "ours_paper_regime"] == "not measured"
+    pd.testing.assert_frame_equal(beside_regimes(ours, {}), ours)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from compass.schedulers import names_with_role
 from compass.schedulers.estimates import ESTIMATES
+from compass.traces.synthetic import KINDS as SYNTHETIC_KINDS
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
 #: from the schedulers' cards (roles paper, baseline, oracle).
@@ -276,6 +277,9 @@ class PipelineConfig:
     outputs: Outputs
     #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
     samples: int = 1
+    #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
+    #: experiments are replayed apart (``compass.experiments.regimes``); empty: none
+    regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -413,7 +417,9 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         profile=raw["profile"], run=run, reference=raw["reference"],
         baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
-        **{k: int(v) for k, v in _given(raw, ("samples",)).items()}, raw=dict(raw),
+        **{k: int(v) for k, v in _given(raw, ("samples",)).items()},
+        regimes={name: dict(kinds) for name, kinds in (raw.get("regimes") or {}).items()},
+        raw=dict(raw),
     )
     _check_references(cfg)
     return cfg
@@ -459,6 +465,23 @@ def _check_references(cfg: PipelineConfig) -> None:
         raise ConfigError(f"extension_estimates {list(estimates)}: each of "
                           f"{list(LANE_ESTIMATES)} at most once (the extension runs under "
                           "the trace's own durations, 'exact', anyway)")
+    _check_regimes(cfg)
+
+
+def _check_regimes(cfg: PipelineConfig) -> None:
+    """Each regime (profile key ``regimes``) maps traces of the profile to known SYNTHETIC
+    kinds: config/schema.yaml says so too, and a profile parsed without the schema (a
+    config.json read back, a test's dict) is checked here."""
+    for name, kinds in cfg.regimes.items():
+        if not kinds:
+            raise ConfigError(f"regimes.{name}: maps no trace; give trace: synthetic kind")
+        unknown = sorted(set(kinds) - set(cfg.traces))
+        if unknown:
+            raise ConfigError(f"regimes.{name}: traces {unknown} are not under 'traces'")
+        for trace, kind in kinds.items():
+            if kind not in SYNTHETIC_KINDS:
+                raise ConfigError(f"regimes.{name}.{trace}: unknown synthetic kind {kind!r}; "
+                                  f"one of {list(SYNTHETIC_KINDS)}")
 
 
 def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:

@@ -14,7 +14,7 @@ testable without a results folder.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,7 @@ import yaml
 
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.composition import composition_runs
+from compass.experiments.regimes import regime_slug
 from compass.experiments.results import Results
 from compass.experiments.tables import write_table
 
@@ -209,10 +210,27 @@ def before_after(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
 REGIME_TABLE = "regime"
 
 
-def write_regime(results: str | Path, regime_path: str | Path, tables: str | Path) -> list[Path]:
-    """Rule ``regime``: the regime table of a results folder, as CSV and Markdown."""
-    res = Results.load(results)
-    table = regime_table(res, read_regime(regime_path), CaseStudy.load(res))
+def beside_regimes(table: pd.DataFrame, regimes: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """``table`` with each sensitivity regime's regime table beside ours (profile key
+    ``regimes``): columns ours_<regime>, interval_<regime> and samples_<regime>
+    (``regimes.regime_slug``), matched by quantity id, before ``where``."""
+    out = table.drop(columns="where")
+    for name, theirs in regimes.items():
+        mine = theirs.set_index("id").reindex(out["id"])
+        for column in ("ours", "interval", "samples"):
+            out[f"{column}_{regime_slug(name)}"] = mine[column].to_numpy()
+    return out.assign(where=table["where"].to_numpy())
+
+
+def write_regime(results: str | Path, regime_path: str | Path, tables: str | Path,
+                 regimes: Mapping[str, str | Path] | None = None) -> list[Path]:
+    """Rule ``regime``: the regime table of a results folder, as CSV and Markdown, with the
+    table of each sensitivity regime's results folder (name -> folder; they run no case
+    study) beside ours."""
+    res, quantities = Results.load(results), read_regime(regime_path)
+    table = regime_table(res, quantities, CaseStudy.load(res))
+    table = beside_regimes(table, {name: regime_table(Results.load(folder), quantities)
+                                   for name, folder in (regimes or {}).items()})
     return write_table(table, tables, REGIME_TABLE,
                        f"The paper's operating regime beside ours. {res.label()}")
 

@@ -6,6 +6,7 @@ from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
 from compass.experiments.ranking import RANKING_TABLE
 from compass.experiments.regime import REGIME_TABLE
+from compass.experiments.regimes import claims_stem, regime_slug
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
@@ -15,6 +16,8 @@ EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.exten
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 # the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
 RANKING_FILES = table_files(PLAN.tables, RANKING_TABLE)
+# each sensitivity regime's comparison claims (simulate.smk's REGIME_PLANS), beside claims.csv
+REGIME_CLAIMS = {name: table_files(PLAN.tables, claims_stem(name)) for name in REGIME_PLANS}
 
 
 rule claims:
@@ -63,6 +66,33 @@ if EXTENSION_FILES:
             "../scripts/extension_leads.py"
 
 
+# one rule per regime: its comparison claims judged on its results (claims_<regime>.csv)
+for _regime, _regime_plan in REGIME_PLANS.items():
+
+    rule:
+        name:
+            f"claims_{regime_slug(_regime)}"
+        input:
+            claims=BASE / "paper" / "claims.yaml",
+            deviations=BASE / "paper" / "deviations.yaml",
+            config=_regime_plan.layout.config,
+            runs=_regime_plan.layout.runs,
+            days=[_regime_plan.layout.day_table(t) for t in _regime_plan.traces],
+        output:
+            reported(REGIME_CLAIMS[_regime], "Claims"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log(f"claims_{regime_slug(_regime)}"),
+        params:
+            regime=_regime,
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        script:
+            "../scripts/regime_claims.py"
+
+
 rule regime:
     input:
         regime=BASE / "paper" / "regime.yaml",
@@ -70,6 +100,9 @@ rule regime:
         runs=L.runs,
         days=DAY_TABLES,
         case=L.needs(NOTEBOOKS["06_case_study"]),
+        regime_configs=[p.layout.config for p in REGIME_PLANS.values()],
+        regime_runs=[p.layout.runs for p in REGIME_PLANS.values()],
+        regime_days=[p.layout.day_table(t) for p in REGIME_PLANS.values() for t in p.traces],
     output:
         reported(REGIME_FILES, "Claims"),
     conda:
@@ -79,6 +112,10 @@ rule regime:
     params:
         results=lambda wc, input: folder(input.config),
         tables=lambda wc, output: folder(output[0]),
+        # regime -> its results folder, in the profile's order
+        regimes=lambda wc, input: dump(
+            dict(zip(REGIME_PLANS, (folder(c) for c in input.regime_configs)))
+        ),
     localrule: True
     script:
         "../scripts/regime.py"
@@ -115,6 +152,7 @@ rule report:
         paper_vs_ours=PAPER_VS_OURS_FILES,
         regime=REGIME_FILES,
         ranking=RANKING_FILES,
+        regime_claims=[f for files in REGIME_CLAIMS.values() for f in files],
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],

@@ -3,21 +3,34 @@
 # they change); run groups do not depend on config.json, so editing the profile redoes
 # only the groups whose settings or batches changed, and new groups.
 
+import re
+
+from compass.experiments.layout import Layout
 from compass.experiments.nvl72 import SETTINGS as NVL72_SETTINGS
+from compass.experiments.regimes import regime_plans
 
 RUN = dump(PLAN.config.run.record())
+# The profile's sensitivity regimes (profile key `regimes`), each a plan of its own whose
+# results go to results/<profile>/regimes/<name>/: the rules from config_json to
+# collect_runs serve every plan, the {root} wildcard (a results folder) telling which.
+REGIME_PLANS = regime_plans(PLAN)
+PLANS = {str(p.layout.root): p for p in [PLAN, *REGIME_PLANS.values()]}
+ROOTS = "|".join(re.escape(root) for root in PLANS)
+R = Layout(Path("{root}"))
 
 
 rule config_json:
     output:
-        L.config,
+        R.config,
     conda:
         ENVIRONMENT
     log:
-        L.log("config_json"),
+        R.log("config_json"),
+    wildcard_constraints:
+        root=ROOTS,
     params:
         # a function: the profile's free text (e.g. "{0.85, 0.90}") is no wildcard pattern
-        record=lambda wc: dump(PLAN.record()),
+        record=lambda wc: dump(PLANS[wc.root].record()),
     localrule: True
     script:
         "../scripts/write_config.py"
@@ -42,18 +55,21 @@ rule canonical_trace:
 
 rule day_table:
     input:
-        canonical=lambda wc: PLAN.canonical(wc.trace),
+        canonical=lambda wc: PLANS[wc.root].canonical(wc.trace),
     output:
-        L.day_table("{trace}"),
+        R.day_table("{trace}"),
     conda:
         ENVIRONMENT
     log:
-        L.log("day_table/{trace}"),
+        R.log("day_table/{trace}"),
+    wildcard_constraints:
+        root=ROOTS,
+        trace=r"[a-z0-9-]+",
     params:
-        trace=lambda wc: PLAN.trace_json(wc.trace),
-        etas=lambda wc: PLAN.etas(wc.trace),
-        seed=PLAN.config.seed,
-        demand=PLAN.config.run.demand,
+        trace=lambda wc: PLANS[wc.root].trace_json(wc.trace),
+        etas=lambda wc: PLANS[wc.root].etas(wc.trace),
+        seed=lambda wc: PLANS[wc.root].config.seed,
+        demand=lambda wc: PLANS[wc.root].config.run.demand,
     localrule: True
     script:
         "../scripts/day_table.py"
@@ -63,20 +79,21 @@ rule day_table:
 # every (eta, c) batch of each, its day drawn once; Python's start-up paid once per part.
 rule simulate:
     input:
-        canonical=lambda wc: PLAN.canonical(wc.trace),
+        canonical=lambda wc: PLANS[wc.root].canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "part{part}.csv",
+        R.root / "runs" / "{trace}" / "part{part}.csv",
     conda:
         ENVIRONMENT
     log:
-        L.log("simulate/{trace}/part{part}"),
+        R.log("simulate/{trace}/part{part}"),
     wildcard_constraints:
+        root=ROOTS,
         trace=r"[a-z0-9-]+",
         part=r"\d+",
     params:
-        trace=lambda wc: PLAN.trace_json(wc.trace),
-        samples=lambda wc: PLAN.job_samples(dict(wc)),
-        run=RUN,
+        trace=lambda wc: PLANS[wc.root].trace_json(wc.trace),
+        samples=lambda wc: PLANS[wc.root].job_samples(dict(wc)),
+        run=lambda wc: dump(PLANS[wc.root].config.run.record()),
     resources:
         mem_mb=4000,
         runtime=120,
@@ -86,13 +103,15 @@ rule simulate:
 
 rule collect_runs:
     input:
-        [job.path(L.root) for job in PLAN.jobs],
+        lambda wc: [job.path(Path(wc.root)) for job in PLANS[wc.root].jobs],
     output:
-        L.runs,
+        R.runs,
     conda:
         ENVIRONMENT
     log:
-        L.log("collect_runs"),
+        R.log("collect_runs"),
+    wildcard_constraints:
+        root=ROOTS,
     localrule: True
     script:
         "../scripts/collect_runs.py"
