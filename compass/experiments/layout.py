@@ -8,8 +8,11 @@ report go where the profile's ``outputs`` say (``figures/``, ``paper/tables/``,
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from compass.table_files import DEFAULT_FORMAT, table_path
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,20 @@ TABLE_FORMATS = ("csv", "md")
 
 @dataclass(frozen=True)
 class Layout:
-    """Paths of one profile's results folder."""
+    """Paths of one profile's results folder; its per-run tables (runs, the case study's,
+    the NVL72 runs, the physical summary) in ``table_format``, the profile's
+    ``outputs.table_format`` (csv or parquet)."""
 
     root: Path
+    table_format: str = DEFAULT_FORMAT
+
+    @classmethod
+    def of(cls, root: str | Path) -> Layout:
+        """The layout of a results folder, in the table format its config.json names (the
+        default where it has none)."""
+        config = Path(root) / "config.json"
+        profile = json.loads(config.read_text())["profile"] if config.exists() else {}
+        return cls(Path(root), profile.get("outputs", {}).get("table_format", DEFAULT_FORMAT))
 
     @property
     def config(self) -> Path:
@@ -83,7 +97,12 @@ class Layout:
 
     @property
     def runs(self) -> Path:
-        return self.root / "runs.csv"
+        return table_path(self.root, "runs", self.table_format)
+
+    def run_part(self, trace: str, part: int | str) -> Path:
+        """One ``simulate`` job's table (the rows of all its groups' batches); ``part`` may
+        be a wildcard."""
+        return table_path(self.root / "runs" / trace, f"part{part}", self.table_format)
 
     def trace_dir(self, trace: str) -> Path:
         return self.root / "traces" / trace
@@ -100,9 +119,13 @@ class Layout:
         """Physical runs (``compass.runtime``): one folder per scheduler, and summary.csv."""
         return self.root / "physical"
 
+    def physical_table(self, scheduler: str, name: str) -> Path:
+        """Table ``name`` (jobs, migrations, ...) of one scheduler's physical run."""
+        return table_path(self.physical / scheduler, name, self.table_format)
+
     @property
     def physical_summary(self) -> Path:
-        return self.physical / "summary.csv"
+        return table_path(self.physical, "summary", self.table_format)
 
     @property
     def case_windows(self) -> Path:
@@ -111,21 +134,21 @@ class Layout:
 
     @property
     def case_timelines(self) -> Path:
-        return self.root / "case" / "timelines.csv"
+        return table_path(self.root / "case", "timelines", self.table_format)
 
     @property
     def case_jobs(self) -> Path:
-        return self.root / "case" / "jobs.csv"
+        return table_path(self.root / "case", "jobs", self.table_format)
 
     @property
     def case_runs(self) -> Path:
-        return self.root / "case" / "runs.csv"
+        return table_path(self.root / "case", "runs", self.table_format)
 
     @property
     def nvl72(self) -> Path:
         """Appendix D's runs (``compass.experiments.nvl72``): one row per platform and
         scheduler."""
-        return self.root / "nvl72" / "runs.csv"
+        return table_path(self.root / "nvl72", "runs", self.table_format)
 
     @property
     def nvl72_settings(self) -> Path:

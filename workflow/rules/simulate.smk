@@ -65,7 +65,7 @@ rule simulate:
     input:
         canonical=lambda wc: PLAN.canonical(wc.trace),
     output:
-        L.root / "runs" / "{trace}" / "part{part}.csv",
+        L.run_part("{trace}", "{part}"),
     conda:
         ENVIRONMENT
     log:
@@ -86,7 +86,7 @@ rule simulate:
 
 rule collect_runs:
     input:
-        [job.path(L.root) for job in PLAN.jobs],
+        [job.path(L) for job in PLAN.jobs],
     output:
         L.runs,
     conda:
