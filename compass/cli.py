@@ -18,7 +18,7 @@ import pandas as pd
 from compass import __version__
 from compass.api import UndefinedMetric, simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
-from compass.model import G_DEFAULT
+from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.run_inputs import build_scheduler
 from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, convert, parameters, parse_params
@@ -490,8 +490,9 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
     t = _command(tsub, "stats", "shares, composition, N(eta) and rho per day of a trace")
     t.add_argument("file", help="the trace file")
     _add_format_options(t)
-    t.add_argument("--eta", type=_fraction, nargs="+", default=[0.85, 0.90, 0.95],
-                   help="load factors of the cluster sizes N(eta) (eq. 12-13)")
+    t.add_argument("--eta", type=_fraction, nargs="+", default=list(PAPER_ETAS),
+                   help="load factors of the cluster sizes N(eta) (eq. 12-13) (default: the "
+                        f"paper's, {' '.join(f'{e:.2f}' for e in PAPER_ETAS)})")
     t.add_argument("--out", help="also write the per-day table to this CSV (default: do not)")
     t.set_defaults(func=cmd_trace_stats)
 
