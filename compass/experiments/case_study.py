@@ -47,6 +47,9 @@ from compass.model import G_DEFAULT
 from compass.table_files import read_frame
 from compass.traces import windows as W
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("AbsentWindow", "CaseStudy", "CaseWindow", "case_head_blocking", "case_summary")
+
 #: Timeline columns kept for the window (plus window, scheduler, hour, nsif, frag_blocked).
 TIMELINE_COLUMNS = ["time", "partial_nodes", "phi_star", "used_gpus", "gpu_util",
                     "empty_nodes", "queue_len", "head_demand"]

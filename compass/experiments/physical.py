@@ -22,6 +22,9 @@ from compass.experiments.results import Results
 from compass.table_files import read_frame
 from compass.traces import CANONICAL_COLUMNS
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("migration_latencies", "physical", "physical_label")
+
 #: The headline metrics a physical run is compared on with its simulator twin.
 TWIN_METRICS = ("afr", "ajct", "agu")
 

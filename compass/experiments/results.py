@@ -22,6 +22,9 @@ from compass.experiments.config import PipelineConfig, ResolvedTrace, read_confi
 from compass.experiments.layout import Layout
 from compass.table_files import read_frame
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("Results",)
+
 
 @dataclass
 class Results:
