@@ -53,6 +53,7 @@ from compass.experiments.layout import (
     PHYSICAL_TABLE,
     TABLE1,
     Layout,
+    caption,
     figure_files,
     table_files,
 )
@@ -303,6 +304,18 @@ def dump(record: Any) -> str:
     """JSON of a record, keys in the profile's order (Snakemake compares params as text;
     the order is the same on every parse of the same profile)."""
     return json.dumps(record)
+
+
+def caption_file(folder: str | Path, stem: str) -> str:
+    """The product ``stem``'s caption (``layout.caption``, the one place it is written) as
+    ``folder``/<stem>.rst, rewritten only when it changed: ``snakemake --report`` reads
+    captions from files. Absolute, as Snakemake takes it from any rule file."""
+    path = Path(folder).resolve() / f"{stem}.rst"
+    text = caption(stem) + "\n"
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
 
 
 def folder(path: str | Path) -> str:
