@@ -152,14 +152,17 @@ def test_mean_interval_is_students_t():
 def test_paired_leads_by_hand():
     rows = [(s, k, v) for k, (a, b, c) in enumerate([(1, 3, 5), (2, 3, 4), (1, 4, 2)])
             for s, v in zip(("ref", "b1", "b2"), (a, b, c))]
-    table = pd.DataFrame(rows, columns=["scheduler", "seed", "x"]).assign(group="g")
-    O._LOWER["x"] = True
-    try:
-        out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"], ["x"]).iloc[0]
-    finally:
-        del O._LOWER["x"]
+    table = pd.DataFrame(rows, columns=["scheduler", "seed", "partial_nodes"]).assign(group="g")
+    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["partial_nodes"]).iloc[0]  # lower is better
     assert out["strongest_baseline"] == "b1"  # mean 3.33 < b2's 3.67
     assert out["lead"] == pytest.approx(np.mean([2, 1, 3])) and out["n"] == 3
+    # higher is better (the allocated share): the strongest is the largest, the lead flips
+    table = table.rename(columns={"partial_nodes": "allocated_share"})
+    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["allocated_share"]).iloc[0]
+    assert out["strongest_baseline"] == "b2"  # mean 3.67 > b1's 3.33
+    assert out["lead"] == pytest.approx(np.mean([-4, -2, -1]))
 
 
 def test_time_weighted_mean_within_clips_intervals():

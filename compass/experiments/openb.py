@@ -35,12 +35,12 @@ import pandas as pd
 from scipy import stats
 
 from compass.api import simulate
-from compass.experiments.aggregate import top1
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, top1
 from compass.experiments.claims import Measured, fmt
 from compass.experiments.config import lane_runs
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
 from compass.experiments.runs import diagnostics
-from compass.metrics import LOWER_IS_BETTER, METRICS, peak_mask, time_weighted_mean_within
+from compass.metrics import METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
 from compass.schedulers import create
@@ -57,8 +57,6 @@ LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
 #: Replay metrics (section 5.5) and packing measures.
 REPLAY_METRICS = METRICS
 PACKING_MEASURES = ("allocated_share", "partial_nodes", "sif")
-#: Direction of each measure for leads (positive lead: the reference is better).
-_LOWER = {**LOWER_IS_BETTER, "allocated_share": False, "partial_nodes": True, "sif": True}
 STAGES = ("first_rejection", "saturation")
 CONFIDENCE = 0.95
 
@@ -204,9 +202,9 @@ def paired_leads(table: pd.DataFrame, by: Sequence[str], sample: str, reference:
                    "high": math.nan, "n": 0}
             if reference in wide_table and base:
                 means = wide_table[base].mean()
-                best = str(means.idxmin() if _LOWER[m] else means.idxmax())
+                best = str(means.idxmin() if MEASURE_LOWER_IS_BETTER[m] else means.idxmax())
                 diff = wide_table[best] - wide_table[reference]
-                lead, lo, hi = mean_interval(diff if _LOWER[m] else -diff)
+                lead, lo, hi = mean_interval(diff if MEASURE_LOWER_IS_BETTER[m] else -diff)
                 row.update(strongest_baseline=best, lead=lead, low=lo, high=hi,
                            n=int(diff.notna().sum()))
             rows.append(row)
@@ -463,7 +461,7 @@ def _replay_wins(ev: Any) -> Measured:
     lost = []
     for m in flags.loc[~flags["top1"], "metric"]:
         theirs = values.loc[[b for b in res.config.baselines if b in values.index], m]
-        best = theirs.idxmin() if _LOWER[m] else theirs.idxmax()
+        best = theirs.idxmin() if MEASURE_LOWER_IS_BETTER[m] else theirs.idxmax()
         lost.append(f"{m} ({best} {_fmt(theirs[best])} vs {_fmt(values.loc[ref, m])})")
     won = int(flags["top1"].sum())
     text = f"{won} of {len(flags)} on the whole replay"
