@@ -58,7 +58,6 @@ def read_frame(path: str | Path, **csv_options: Any) -> pd.DataFrame:
 
 def write_summary(summary: Mapping[str, Any], path: str | Path) -> Path:
     """A run's summary as JSON, NaN (an undefined metric) as null."""
-    clean = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-             for k, v in summary.items()}
+    clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in summary.items()}
     Path(path).write_text(json.dumps(clean, indent=2, default=str) + "\n")
     return Path(path)
