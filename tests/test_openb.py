@@ -272,3 +272,26 @@ def test_the_shipped_data_folder_is_small():
     size = sum(p.stat().st_size for p in data_dir().rglob("*") if p.is_file()
                and "raw" not in p.parts)
     assert size < 5 * 2**20
+
+
+def test_the_results_are_read_in_the_profiles_table_format(results, tmp_path):
+    """With ``outputs.table_format: parquet`` the tables are Parquet files, read back as the
+    CSV ones are."""
+    from compass.table_files import read_frame, table_path, write_frame
+
+    record = json.loads((results / "config.json").read_text())
+    record["profile"]["outputs"] = {**record["profile"]["outputs"], "table_format": "parquet"}
+    (tmp_path / "config.json").write_text(json.dumps(record))
+    folder = O.openb_dir(tmp_path)
+    folder.mkdir()
+    for stem in (O.REPLAY_RUNS, O.REPLAY_DAYS, O.PACKING):
+        write_frame(read_frame(table_path(O.openb_dir(results), stem)),
+                    table_path(folder, stem, "parquet"))
+    for meta in (O.REPLAY_META, O.PACKING_META):
+        (folder / meta).write_text((O.openb_dir(results) / meta).read_text())
+    csv, parquet = O.OpenbResults.load(results), O.OpenbResults.load(tmp_path)
+    assert not list(folder.glob("*.csv"))
+    for name in ("replay_runs", "replay_days", "packing"):
+        pd.testing.assert_frame_equal(getattr(parquet, name), getattr(csv, name),
+                                      check_dtype=False)
+    assert parquet.replay_table().equals(csv.replay_table())
