@@ -17,8 +17,6 @@ from compass.cli import main
 from compass.table_files import FORMATS, read_frame, table_format, table_path, write_frame
 from compass.traces import demo_trace
 
-pytest.importorskip("pyarrow")
-
 #: Text that a CSV reader takes for text: a letter first (so no number), never a missing-value
 #: token such as "NA" or "nan" (all start with a capital or "n", the letters left out).
 TEXT = st.text(alphabet="xyz_" + string.digits, max_size=8).map(lambda s: f"x{s}")
