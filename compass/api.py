@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Mapping
@@ -16,6 +17,14 @@ from compass.model import G_DEFAULT
 from compass.run_inputs import prepare_run
 from compass.schedulers import Scheduler
 from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
+from compass.table_files import (
+    DEFAULT_FORMAT,
+    FORMATS,
+    read_frame,
+    table_path,
+    write_frame,
+    write_summary,
+)
 from compass.traces import jobs_from_frame, validate_trace
 from compass.traces.loading import read_run_trace
 from compass.traces.schema import external_ids, restore_ids
@@ -42,6 +51,45 @@ class SimulationResult:
     migrations: pd.DataFrame
     summary: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
+
+    #: The tables a run writes, in ``write``'s order.
+    TABLES = ("jobs", "timeline", "migrations")
+
+    def write(self, out: str | Path, table_format: str = DEFAULT_FORMAT,
+              timeline: bool = True) -> Path:
+        """Write jobs, timeline and migrations as ``table_format`` (csv or parquet) and
+        summary.json (NaN as null) into the folder ``out``; ``timeline=False`` leaves the
+        timeline out (one row per event instant: large runs) and removes a stale one."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in self.TABLES:
+            if name == "timeline" and not timeline:
+                for fmt in FORMATS:  # not a stale one from another run
+                    table_path(out, name, fmt).unlink(missing_ok=True)
+                continue
+            write_frame(getattr(self, name), table_path(out, name, table_format))
+        write_summary(self.summary, out / "summary.json")
+        return out
+
+    @classmethod
+    def read(cls, folder: str | Path) -> SimulationResult:
+        """A result ``write`` wrote into ``folder`` (either table format; a timeline left
+        out is an empty table). The metrics' nulls come back as NaN; the metadata are the
+        summary's keys that ``simulate`` records beside the metrics."""
+        folder = Path(folder)
+        summary = {k: (math.nan if v is None and k not in METADATA else v) for k, v in
+                   json.loads((folder / "summary.json").read_text()).items()}
+        tables = {}
+        for name in cls.TABLES:
+            found = [p for fmt in FORMATS if (p := table_path(folder, name, fmt)).exists()]
+            tables[name] = read_frame(found[0]) if found else pd.DataFrame()
+        metadata = {k: summary[k] for k in METADATA if k in summary}
+        return cls(tables["jobs"], tables["timeline"], tables["migrations"], summary, metadata)
+
+
+#: The keys of a run's metadata (``SimulationResult.metadata``), also in its summary.
+METADATA = ("scheduler", "scheduler_params", "nodes", "eta", "gpus_per_node",
+            "migration_cost", "pause_rule", "seed", "trace", "trace_source")
 
 
 def simulate(
@@ -91,18 +139,9 @@ def simulate(
     records = Simulator(jobs_from_frame(run.frame), policy, config).run()
     ids = external_ids(run.frame)  # text ids: the simulator numbered the jobs by FIFO position
     jobs, migrations = restore_ids(records.jobs, ids), restore_ids(records.migrations, ids)
-    metadata = {
-        "scheduler": policy.name,
-        "scheduler_params": policy.params(),
-        "nodes": nodes,
-        "eta": eta,
-        "gpus_per_node": gpus_per_node,
-        "migration_cost": migration_cost,
-        "pause_rule": pause_rule,
-        "seed": seed,
-        "trace": run.label,
-        "trace_source": run.trace_source,
-    }
+    metadata = dict(zip(METADATA, (policy.name, policy.params(), nodes, eta, gpus_per_node,
+                                   migration_cost, pause_rule, seed, run.label,
+                                   run.trace_source), strict=True))
     summary = {**metrics.summarize(jobs, records.timeline), **metadata}
     if len(jobs) and math.isnan(summary["afr"]):
         warnings.warn(UndefinedMetric(NO_PEAK.format(nodes=nodes)), stacklevel=2)

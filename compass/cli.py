@@ -6,7 +6,6 @@ A user error (bad input, option or file) is one line on stderr and exit status 2
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import warnings
@@ -19,12 +18,13 @@ import pandas as pd
 from compass import __version__
 from compass.api import UndefinedMetric, simulate
 from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
-from compass.model import G_DEFAULT
+from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.run_inputs import build_scheduler
 from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, convert, parameters, parse_params
 from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, sweep
+from compass.table_files import DEFAULT_FORMAT, FORMATS, table_path, write_frame
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,
@@ -188,17 +188,10 @@ def _add_format_options(parser: argparse.ArgumentParser) -> None:
                              "(default: none)")
 
 
-def _write_result(result, out: Path, timeline: bool = True) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    result.jobs.to_csv(out / "jobs.csv", index=False)
-    if timeline:
-        result.timeline.to_csv(out / "timeline.csv", index=False)
-    else:
-        (out / "timeline.csv").unlink(missing_ok=True)  # not a stale one from another run
-    result.migrations.to_csv(out / "migrations.csv", index=False)
-    summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-               for k, v in result.summary.items()}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+def _add_table_format_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--table-format", default=DEFAULT_FORMAT, choices=FORMATS,
+                        help="file format of the run's tables (parquet: typed, smaller and "
+                             "faster to read for large runs)")
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -218,7 +211,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
             progress=not args.quiet,
         )
-    _write_result(result, Path(args.out), timeline=not args.no_timeline)
+    result.write(args.out, args.table_format, timeline=not args.no_timeline)
     s = result.summary
 
     def num(key: str, spec: str) -> str:
@@ -265,7 +258,7 @@ def _typed_grid(axes: Sequence[tuple[str, list[str]]], schedulers: Sequence[str]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """Every combination of the grid under every scheduler -> one CSV row per run."""
+    """Every combination of the grid under every scheduler -> one table row per run."""
     grid = _typed_grid(args.grid, args.schedulers)
     try:
         table = sweep(_trace_arg(args.trace), args.schedulers, grid, samples=args.samples,
@@ -274,9 +267,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                       columns=args.columns)
     except ValueError as err:
         raise UsageError(f"sweep: {err}") from None
-    out = Path(args.out)
+    out = Path(args.out).with_suffix(f".{args.table_format}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out, index=False)
+    write_frame(table, out)
     shown = [c for c in ("scheduler", "seed", *grid, "nodes", "afr", "ajct", "agu",
                          "migrations") if c in table]
     print(table[list(dict.fromkeys(shown))].to_string(
@@ -329,11 +322,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for name, policy in zip(names, policies):
         result = simulate(trace, policy, nodes=args.nodes, seed=args.seed,
                           migration_cost=args.migration_cost, progress=not args.quiet)
-        _write_result(result, out / name)
+        result.write(out / name, args.table_format)
         rows.append({k: result.summary[k] for k in
                      ("scheduler", "afr", "ajct", "agu", "migrations", "max_partial_nodes")})
     table = pd.DataFrame(rows)
-    table.to_csv(out / "summary.csv", index=False)
+    write_frame(table, table_path(out, "summary", args.table_format))
     print(f"Demo workload (SYNTHETIC, {args.jobs} jobs, seed {args.seed}) on {args.nodes} nodes:")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"results in {out}/")
@@ -421,7 +414,7 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
         raise UsageError(f"run-physical: {e}") from None
     except ImportError as err:  # the runtime extra is not installed
         raise UsageError(f"run-physical: {err}; or: python3 tasks.py env --physical") from None
-    result.write(args.out)
+    result.write(args.out, args.table_format)
     s = result.summary
     source = s["trace_source"]
     if source.startswith(SYNTHETIC_PREFIX):
@@ -466,6 +459,7 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
                    help="journal and checkpoints (shared storage on a real cluster) (default: "
                         "a new folder under results/physical/work/, printed at the end)")
     r.add_argument("--out", default="results/physical/run", help="output folder")
+    _add_table_format_option(r)
     r.add_argument("--resume", action="store_true",
                    help="continue the run journaled in --workdir after a controller crash")
     r.add_argument("--force-new", action="store_true",
@@ -496,8 +490,9 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
     t = _command(tsub, "stats", "shares, composition, N(eta) and rho per day of a trace")
     t.add_argument("file", help="the trace file")
     _add_format_options(t)
-    t.add_argument("--eta", type=_fraction, nargs="+", default=[0.85, 0.90, 0.95],
-                   help="load factors of the cluster sizes N(eta) (eq. 12-13)")
+    t.add_argument("--eta", type=_fraction, nargs="+", default=list(PAPER_ETAS),
+                   help="load factors of the cluster sizes N(eta) (eq. 12-13) (default: the "
+                        f"paper's, {' '.join(f'{e:.2f}' for e in PAPER_ETAS)})")
     t.add_argument("--out", help="also write the per-day table to this CSV (default: do not)")
     t.set_defaults(func=cmd_trace_stats)
 
@@ -557,8 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="size the cluster by N(eta) of eq. 13 (p_eta of the trace's "
                            "concurrent GPU demand) instead of --nodes (default: none)")
     s.add_argument("--out", required=True, help="output folder")
+    _add_table_format_option(s)
     s.add_argument("--no-timeline", action="store_true",
-                   help="do not write timeline.csv (one row per event instant: large runs)")
+                   help="do not write the timeline (one row per event instant: large runs)")
     s.add_argument("--migration-cost", type=NONNEGATIVE, default=DEFAULT_MIGRATION_COST,
                    help="c: seconds a migrated job pauses")
     s.add_argument("--pause-rule", default="per-event", choices=["per-event", "per-migration"],
@@ -567,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
 
-    w = _command(sub, "sweep", "a grid of runs of one trace -> one CSV row per run")
+    w = _command(sub, "sweep", "a grid of runs of one trace -> one table row per run")
     w.add_argument("--trace", required=True,
                    help=f"trace file in any format of --format, or '{DEMO_TRACE}'")
     _add_format_options(w)
@@ -588,7 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--cache", default=str(DEFAULT_CACHE),
                    help="folder of cached runs (one file per configuration)")
     w.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    w.add_argument("--out", required=True, help="output CSV (one row per run)")
+    w.add_argument("--out", required=True,
+                   help="output table, one row per run (its suffix becomes --table-format's)")
+    _add_table_format_option(w)
     w.set_defaults(func=cmd_sweep)
 
     f = _command(sub, "sif", "Phi*, the WCC and a witness packing for SIZE=COUNT pairs")
@@ -600,6 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = _command(sub, "demo", "all schedulers on the built-in synthetic workload")
     d.add_argument("--out", default="results/demo", help="output folder")
+    _add_table_format_option(d)
     d.add_argument("--nodes", type=POSITIVE_INT, default=16, help="nodes of the cluster")
     d.add_argument("--jobs", type=POSITIVE_INT, default=400, help="jobs of the workload")
     d.add_argument("--seed", type=int, default=0, help="seed of the workload and schedulers")

@@ -26,17 +26,12 @@ from matplotlib.patches import Patch
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
 from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
 from compass.experiments.paper_values import LEAD, PaperValue
-from compass.schedulers import cards
+from compass.schedulers import SchedulerCard, cards
 
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
-#: Fixed order, colours (seaborn's colour-blind palette) and names, from the schedulers'
-#: cards: COMPASS-ABS, the six baselines of section 5.4, the oracle, our extension, then
-#: the variants. Names without a colour get one of the spare ones.
-SCHEDULER_ORDER = tuple(card.name for card in cards())
-COLORS = {card.name: card.color for card in cards() if card.color}
+#: Colours of the schedulers whose card has none.
 _SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
-DISPLAY = {card.name: card.display for card in cards()}
 #: Axis labels with units.
 LABELS = {
     "afr": "AFR (share of nodes; lower is better)", "ajct": "AJCT (s; lower is better)",
@@ -67,21 +62,32 @@ def apply_style() -> None:
     sns.set_theme(context="paper", style="whitegrid", font_scale=1.05)
 
 
+def _cards() -> dict[str, SchedulerCard]:
+    """The registered schedulers' cards by name, in the figures' order (COMPASS-ABS, the six
+    baselines of section 5.4, the oracle, our extension, then the variants); read at each
+    call, so that a plugin registered after this module was imported has its place, colour
+    (seaborn's colour-blind palette for ours) and name."""
+    return {card.name: card for card in cards()}
+
+
 def order(names: Iterable[str]) -> list[str]:
     """Schedulers in the fixed order; unknown names follow, sorted."""
-    names = set(names)
-    return [s for s in SCHEDULER_ORDER if s in names] + sorted(names - set(SCHEDULER_ORDER))
+    names, known = set(names), list(_cards())
+    return [s for s in known if s in names] + sorted(names - set(known))
 
 
 def color(name: str) -> str:
-    """The scheduler's fixed colour."""
-    if name in COLORS:
-        return COLORS[name]
+    """The scheduler's fixed colour (its card's), or a spare one fixed by its name."""
+    card = _cards().get(name)
+    if card is not None and card.color:
+        return card.color
     return _SPARE_COLORS[sum(map(ord, name)) % len(_SPARE_COLORS)]
 
 
 def display(name: str) -> str:
-    return DISPLAY.get(name, name)
+    """The scheduler's name in figures (its card's), or ``name`` itself."""
+    card = _cards().get(name)
+    return card.display if card is not None else name
 
 
 def _marker(name: str) -> str:

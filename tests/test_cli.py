@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from compass.cli import main
 
@@ -49,3 +50,15 @@ def test_demo_runs_every_scheduler(tmp_path, capsys):
     from compass.schedulers import available
     assert sorted(table["scheduler"]) == available()
     assert "SYNTHETIC" in capsys.readouterr().out
+
+
+def test_trace_stats_takes_the_paper_etas_by_default_and_says_so(capsys):
+    from compass.cli import build_parser
+    from compass.model import PAPER_ETAS
+
+    args = build_parser().parse_args(["trace", "stats", "some.csv"])
+    assert tuple(args.eta) == PAPER_ETAS
+    with pytest.raises(SystemExit):
+        main(["trace", "stats", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"(default: the paper's, {' '.join(f'{e:.2f}' for e in PAPER_ETAS)})" in shown

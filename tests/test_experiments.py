@@ -511,7 +511,8 @@ def test_run_groups_and_jobs_format_wildcards_and_paths(tmp_path):
     assert group == RunGroup("gfs", 26, 2)
     job = SimJob("gfs", 3)
     assert job.wildcards == {"trace": "gfs", "part": "3"}
-    assert job.path(tmp_path) == tmp_path / "runs" / "gfs" / "part3.csv"
+    assert job.path(Layout(tmp_path)) == tmp_path / "runs" / "gfs" / "part3.csv"
+    assert job.path(Layout(tmp_path, "parquet")) == tmp_path / "runs" / "gfs" / "part3.parquet"
 
 
 # ------------------------------------------------------------------ report

@@ -8,14 +8,14 @@ import pytest
 
 from compass.experiments import extension as E
 from compass.experiments.config import PAPER_SCHEDULERS, check_schedulers
-from compass.plotting import COLORS
-from compass.schedulers import available
+from compass.plotting import color
+from compass.schedulers import available, cards
 
 
 def test_the_extension_is_registered_coloured_and_apart_from_the_paper():
     check_schedulers(list(PAPER_SCHEDULERS) + list(E.EXTENSION_SCHEDULERS), available())
     assert not set(E.EXTENSION_SCHEDULERS) & set(PAPER_SCHEDULERS)
-    assert COLORS[E.PLUS] not in {c for s, c in COLORS.items() if s != E.PLUS}
+    assert color(E.PLUS) not in {c.color for c in cards() if c.name != E.PLUS}
 
 
 def runs_frame(plus_ajct, plus_agu, plus_pause=0.5):

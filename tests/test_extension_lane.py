@@ -340,7 +340,7 @@ def test_figures_show_the_extension_last_in_its_own_colour_marker_and_name():
     assert P.display("compass-abs-plus") == "COMPASS-ABS+ (our extension)"
     assert P._marker("compass-abs-plus") == "D" and P._marker("gfs") == "o"
     style = P._line_style("compass-abs-plus")
-    assert style["color"] == P.COLORS["compass-abs-plus"] and style["ls"] == "-."
+    assert style["color"] == P.color("compass-abs-plus") and style["ls"] == "-."
 
 
 def test_a_line_grid_with_the_extension_lays_its_legend_in_two_even_rows():

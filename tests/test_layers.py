@@ -11,6 +11,7 @@ the schedulers package must not load an upper layer transitively either.
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,38 @@ def test_no_import_circle_in_the_experiments() -> None:
     assert {"claims", "measures", "verdicts", "report"} <= set(graph)
     assert "claims" in graph["openb"]  # the openb measures return the claims' type
     assert not cycle(graph), " -> ".join(cycle(graph))
+
+
+def test_the_experiments_public_names_are_their_modules_all() -> None:
+    """``compass.experiments`` exports exactly what its modules' ``__all__`` list, each name
+    from the one module that lists it and defines it; no other module of the package lists a
+    name (so a new module with an ``__all__`` is exported without touching the package)."""
+    from compass import experiments as X
+
+    declared = {}
+    for path in sorted(p for p in EXPERIMENTS.glob("*.py") if p.stem != "__init__"):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                declared[path.stem] = tuple(ast.literal_eval(node.value))
+    assert X._HOMES == declared
+    names = [n for ns in declared.values() for n in ns]
+    assert len(names) == len(set(names)), "a name listed by two modules"
+    assert sorted(X.__all__) == sorted(names)
+    for module, listed in declared.items():
+        loaded = importlib.import_module(f"compass.experiments.{module}")
+        assert set(loaded.__all__) == set(listed)
+        for name in listed:
+            assert hasattr(loaded, name), f"{module}.__all__ lists {name}, which it lacks"
+            assert getattr(X, name) is getattr(loaded, name)
+
+
+def test_a_module_that_declares_all_is_exported(tmp_path: Path) -> None:
+    """The package reads ``__all__`` from the source; a module without one exports nothing."""
+    from compass.experiments import _homes
+
+    (tmp_path / "fresh.py").write_text('"""x"""\nimport os\n__all__ = ["alpha", "beta"]\n')
+    (tmp_path / "quiet.py").write_text("def helper():\n    return 1\n")
+    (tmp_path / "__init__.py").write_text('__all__ = ["ignored"]\n')
+    assert _homes(tmp_path) == {"fresh": ("alpha", "beta")}

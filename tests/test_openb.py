@@ -152,14 +152,17 @@ def test_mean_interval_is_students_t():
 def test_paired_leads_by_hand():
     rows = [(s, k, v) for k, (a, b, c) in enumerate([(1, 3, 5), (2, 3, 4), (1, 4, 2)])
             for s, v in zip(("ref", "b1", "b2"), (a, b, c))]
-    table = pd.DataFrame(rows, columns=["scheduler", "seed", "x"]).assign(group="g")
-    O._LOWER["x"] = True
-    try:
-        out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"], ["x"]).iloc[0]
-    finally:
-        del O._LOWER["x"]
+    table = pd.DataFrame(rows, columns=["scheduler", "seed", "partial_nodes"]).assign(group="g")
+    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["partial_nodes"]).iloc[0]  # lower is better
     assert out["strongest_baseline"] == "b1"  # mean 3.33 < b2's 3.67
     assert out["lead"] == pytest.approx(np.mean([2, 1, 3])) and out["n"] == 3
+    # higher is better (the allocated share): the strongest is the largest, the lead flips
+    table = table.rename(columns={"partial_nodes": "allocated_share"})
+    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["allocated_share"]).iloc[0]
+    assert out["strongest_baseline"] == "b2"  # mean 3.67 > b1's 3.33
+    assert out["lead"] == pytest.approx(np.mean([-4, -2, -1]))
 
 
 def test_time_weighted_mean_within_clips_intervals():
@@ -269,3 +272,26 @@ def test_the_shipped_data_folder_is_small():
     size = sum(p.stat().st_size for p in data_dir().rglob("*") if p.is_file()
                and "raw" not in p.parts)
     assert size < 5 * 2**20
+
+
+def test_the_results_are_read_in_the_profiles_table_format(results, tmp_path):
+    """With ``outputs.table_format: parquet`` the tables are Parquet files, read back as the
+    CSV ones are."""
+    from compass.table_files import read_frame, table_path, write_frame
+
+    record = json.loads((results / "config.json").read_text())
+    record["profile"]["outputs"] = {**record["profile"]["outputs"], "table_format": "parquet"}
+    (tmp_path / "config.json").write_text(json.dumps(record))
+    folder = O.openb_dir(tmp_path)
+    folder.mkdir()
+    for stem in (O.REPLAY_RUNS, O.REPLAY_DAYS, O.PACKING):
+        write_frame(read_frame(table_path(O.openb_dir(results), stem)),
+                    table_path(folder, stem, "parquet"))
+    for meta in (O.REPLAY_META, O.PACKING_META):
+        (folder / meta).write_text((O.openb_dir(results) / meta).read_text())
+    csv, parquet = O.OpenbResults.load(results), O.OpenbResults.load(tmp_path)
+    assert not list(folder.glob("*.csv"))
+    for name in ("replay_runs", "replay_days", "packing"):
+        pd.testing.assert_frame_equal(getattr(parquet, name), getattr(csv, name),
+                                      check_dtype=False)
+    assert parquet.replay_table().equals(csv.replay_table())

@@ -62,7 +62,7 @@ def test_physical_scenario_runs_its_fixed_jobs(tmp_path, monkeypatch):
     class Result:
         summary = {"afr": 0.1}
 
-        def write(self, folder):
+        def write(self, folder, table_format="csv"):
             return folder
 
     def fake_run(jobs, name, **kwargs):

@@ -436,3 +436,26 @@ def test_every_profile_plans(tmp_path, profile, runtime):
     assert ("claims_paper_regime" in jobs) == (profile != "full")  # its cost: not in full
     skipped = "SKIPPED: the physical step" in done.stdout + done.stderr
     assert skipped == (profile == "full" and not runtime)
+
+
+def test_a_profile_asking_for_parquet_plans_its_run_tables_as_parquet(tmp_path):
+    """``outputs: {table_format: parquet}``: every per-run table of the plan (each simulate
+    job's part, runs, the case study's, NVL72's, openb's) is a Parquet file, none a CSV."""
+    outputs = {**yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["outputs"],
+               "table_format": "parquet"}
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+           "--directory", str(tmp_path), "--cores", "1", "--dry-run",
+           "--configfile", str(ROOT / "config" / "smoke.yaml"),
+           "--config", f"outputs={json.dumps(outputs)}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-4000:]
+    planned = set(re.findall(r"results/smoke/[\w/.-]+", text))
+    tables = {p for p in planned if re.match(r"results/smoke/(runs|case|nvl72|openb)(/|\.)", p)
+              and not p.endswith(".json")}
+    assert {"results/smoke/runs.parquet", "results/smoke/case/runs.parquet",
+            "results/smoke/nvl72/runs.parquet", "results/smoke/openb/replay_runs.parquet",
+            "results/smoke/openb/replay_days.parquet", "results/smoke/openb/packing.parquet",
+            } <= tables
+    assert any(re.fullmatch(r"results/smoke/runs/gfs/part\d+\.parquet", p) for p in tables)
+    assert all(p.endswith(".parquet") for p in tables), sorted(tables)

@@ -30,14 +30,13 @@ def test_role_tuples_come_from_the_cards_in_the_papers_order() -> None:
 
 
 def _own_cards() -> list[S.SchedulerCard]:
-    """The package's schedulers' cards (a plugin another test loaded is not in the tables
-    plotting built when it was imported)."""
+    """The package's schedulers' cards (not a plugin another test loaded)."""
     return [c for c in S.cards()
             if S.scheduler_class(c.name).__module__.startswith("compass.schedulers.")]
 
 
 def test_plotting_tables_are_the_cards() -> None:
-    assert plotting.SCHEDULER_ORDER[: len(PAPER_ORDER)] == PAPER_ORDER
+    assert plotting.order(S.available())[: len(PAPER_ORDER)] == list(PAPER_ORDER)
     for card in _own_cards():
         assert plotting.display(card.name) == card.display
         if card.color:
@@ -151,3 +150,27 @@ def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
         assert isinstance(made, Built) and calls == [({"anything": 1}, 7, 8, 3)]
     finally:
         S.registry._REGISTRY.pop("test-built", None)
+
+
+def test_a_scheduler_registered_after_plotting_is_imported_has_its_card_in_figures():
+    """plotting reads the cards at each call: a plugin registered later has its colour,
+    name and place (its role's) in every figure."""
+    from compass.schedulers import registry
+
+    class LateFit(GFS):
+        name = "late-fit-test"
+        role = "baseline"
+        display = "Late-fit (test)"
+        color = "#123456"
+        rank = 99
+
+    registry.register(LateFit)
+    try:
+        assert plotting.color("late-fit-test") == "#123456"
+        assert plotting.display("late-fit-test") == "Late-fit (test)"
+        assert plotting.order(["late-fit-test", "sifopt", "zz-unknown", "compass-abs"]) == [
+            "compass-abs", "late-fit-test", "sifopt", "zz-unknown"]
+    finally:
+        del registry._REGISTRY["late-fit-test"]
+    assert plotting.color("late-fit-test") in plotting._SPARE_COLORS
+    assert plotting.display("late-fit-test") == "late-fit-test"

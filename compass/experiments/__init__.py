@@ -29,41 +29,44 @@ paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
+from pathlib import Path
 from typing import Any
 
-# Functions named as their module, imported now: a later import of the module sets the
-# package's attribute of that name to the module, which would hide a function bound lazily.
-from compass.experiments.composition import composition as composition
-from compass.experiments.paper_values import paper_values as paper_values
-from compass.experiments.physical import physical as physical
 
-#: The module each public name lives in. They are imported on first use (PEP 562), so that a
-#: step importing one module (a simulator batch: ``compass.experiments.runs``) does not load
+def _declared(source: str) -> tuple[str, ...]:
+    """The names a module's top-level ``__all__ = (...)`` (or ``[...]``) lists, read from its
+    source: the package learns every module's public names without importing any."""
+    for node in ast.parse(source).body:
+        if (isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)):
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+def _homes(folder: Path) -> dict[str, tuple[str, ...]]:
+    """Each module of the package that declares ``__all__`` -> the names it lists."""
+    found = {p.stem: _declared(p.read_text()) for p in sorted(folder.glob("*.py"))
+             if p.stem != "__init__"}
+    return {module: names for module, names in found.items() if names}
+
+
+#: The module each public name lives in, from the modules' ``__all__``: adding a module with
+#: an ``__all__`` is all it takes. They are imported on first use (PEP 562), so that a step
+#: importing one module (a simulator batch: ``compass.experiments.runs``) does not load
 #: every experiment, the report and the openb readers with it.
-_HOMES: dict[str, tuple[str, ...]] = {
-    "aggregate": ("METRICS", "leads", "metric_means", "top1", "wide"),
-    "case_study": ("AbsentWindow", "CaseStudy", "CaseWindow", "case_head_blocking",
-                   "case_summary"),
-    "classes": ("table1",),
-    "composition": ("composition_days",),
-    "coverage": ("BUCKETS", "coverage_pairs", "rho_bucket", "top1_table", "wcc_days"),
-    "extension": ("extension_leads",),
-    "migrations": ("migrations_by_operator", "operator_shares"),
-    "narrative": ("Story", "compare", "lead_story", "series_story", "top1_story"),
-    "paper_values": ("PaperValue",),
-    "physical": ("migration_latencies", "physical_label"),
-    "ranking": ("ranking_table",),
-    "verdicts": ("claims_shown",),
-    "results": ("Results",),
-    "sweeps": ("cost_sweep", "eta_sweep", "overall", "overall_leads"),
-    "tables": ("markdown", "write_table"),
-    "windows": ("metric_windows", "window_leads"),
-}
+_HOMES: dict[str, tuple[str, ...]] = _homes(Path(__file__).parent)
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = sorted([*_WHERE, "composition", "paper_values", "physical"])
+# Functions named as their module (``composition``, ``physical``) are imported now: a later
+# import of the module sets the package's attribute of that name to the module, which would
+# hide a function bound lazily.
+globals().update({name: getattr(importlib.import_module(f"{__name__}.{name}"), name)
+                  for name, module in _WHERE.items() if name == module})
+
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:

@@ -21,6 +21,9 @@ import pandas as pd
 from compass.experiments.stats import paired_lead
 from compass.metrics import LOWER_IS_BETTER, METRICS
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("METRICS", "leads", "metric_means", "top1", "wide")
+
 #: Which way is better for every measure a figure plots: the three metrics and the others.
 MEASURE_LOWER_IS_BETTER = {
     **LOWER_IS_BETTER, "sif": True, "sif_gpu": True, "sif_panel": True, "nsif": True,

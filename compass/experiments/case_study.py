@@ -44,7 +44,11 @@ from compass.experiments.config import CaseStudyConfig, ResolvedTrace
 from compass.experiments.data import cluster_nodes, window
 from compass.experiments.results import Results
 from compass.model import G_DEFAULT
+from compass.table_files import read_frame
 from compass.traces import windows as W
+
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("AbsentWindow", "CaseStudy", "CaseWindow", "case_head_blocking", "case_summary")
 
 #: Timeline columns kept for the window (plus window, scheduler, hour, nsif, frag_blocked).
 TIMELINE_COLUMNS = ["time", "partial_nodes", "phi_star", "used_gpus", "gpu_util",
@@ -332,9 +336,9 @@ class CaseStudy:
     @classmethod
     def load(cls, res: Results) -> CaseStudy:
         lay = res.layout
-        return cls(tuple(read_windows(lay.case_windows)), pd.read_csv(lay.case_timelines),
-                   pd.read_csv(lay.case_jobs),
-                   pd.read_csv(lay.case_runs, dtype={"error": str}).fillna(""))
+        return cls(tuple(read_windows(lay.case_windows)), read_frame(lay.case_timelines),
+                   read_frame(lay.case_jobs),
+                   read_frame(lay.case_runs, dtype={"error": str}).fillna(""))
 
     @property
     def trace(self) -> str:

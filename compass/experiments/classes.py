@@ -16,6 +16,9 @@ from compass.experiments.config import ResolvedTrace
 from compass.experiments.data import load_full
 from compass.traces.windows import class_shares
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("table1",)
+
 
 def table1(traces: Mapping[str, ResolvedTrace], seed: int,
            canonical: Mapping[str, Path]) -> pd.DataFrame:

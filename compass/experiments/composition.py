@@ -17,6 +17,9 @@ from compass.experiments.aggregate import metric_means, ordered
 from compass.experiments.results import Results
 from compass.traces.windows import TABLE2_BUCKETS
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("composition", "composition_days")
+
 #: Columns of the day table holding the Table 2 vector.
 SHARE_COLUMNS = [f"share {name}" for name in TABLE2_BUCKETS]
 

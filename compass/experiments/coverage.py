@@ -14,6 +14,9 @@ import pandas as pd
 from compass.experiments.aggregate import METRICS, top1
 from compass.experiments.results import Results
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("BUCKETS", "coverage_pairs", "rho_bucket", "top1_table", "wcc_days")
+
 #: Table 3's buckets, highest first: (label, lower bound, upper bound exclusive).
 BUCKETS: tuple[tuple[str, float, float], ...] = (
     ("1.0", 1.0, float("inf")), ("[0.99, 1)", 0.99, 1.0), ("[0.9, 0.99)", 0.9, 0.99),

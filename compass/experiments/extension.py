@@ -61,6 +61,9 @@ from compass.schedulers.backfill import Backfill
 from compass.schedulers.compass_abs_plus import CompassAbsPlus
 from compass.schedulers.estimates import ESTIMATES, label
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("extension_leads",)
+
 #: COMPASS-ABS+, the first of our extension's schedulers (config.EXTENSION_SCHEDULERS, kept
 #: apart from config.PAPER_SCHEDULERS).
 PLUS = EXTENSION_SCHEDULERS[0]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from compass.experiments.config import ConfigError, DaySelection, PipelineConfig, ResolvedTrace
 from compass.experiments.data import select_days
+from compass.experiments.layout import Layout
 
 
 @dataclass(frozen=True, order=True)
@@ -76,9 +77,9 @@ class SimJob:
         """The Snakemake wildcards of this job."""
         return {"trace": self.trace, "part": str(self.part)}
 
-    def path(self, results: Path) -> Path:
-        """The job's CSV (the rows of all its groups' batches) under the results folder."""
-        return results / "runs" / self.trace / f"part{self.part}.csv"
+    def path(self, layout: Layout) -> Path:
+        """The job's table (the rows of all its groups' batches) in a results folder."""
+        return layout.run_part(self.trace, self.part)
 
 
 def job_size(samples: int) -> int:

@@ -29,6 +29,9 @@ import pandas as pd
 
 from compass.schedulers.base import OPERATORS
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("migrations_by_operator", "operator_shares")
+
 #: Name of the moves no operator tagged.
 UNTAGGED = "untagged"
 #: The per-operator numbers a batch row keeps, in the order of each JSON list.

@@ -27,6 +27,9 @@ import pandas as pd
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, TIE_TOLERANCE, leads
 from compass.experiments.paper_values import LEAD, PaperValue
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("Story", "compare", "lead_story", "series_story", "top1_story")
+
 #: How measures are named in the text.
 NAMES = {"afr": "AFR", "ajct": "AJCT", "agu": "AGU", "sif": "SIF", "sif_gpu": "SIF (GPU)",
          "sif_panel": "SIF (panel)", "nsif": "N x SIF", "partial_nodes": "partial nodes",

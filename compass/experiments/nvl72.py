@@ -29,6 +29,7 @@ import compass
 from compass.experiments.layout import Layout
 from compass.metrics import time_weighted_mean
 from compass.simulator import SchedulerError
+from compass.table_files import read_frame, write_frame
 from compass.traces.nvl72 import Nvl72Workload, generate
 
 
@@ -88,15 +89,15 @@ def nvl72(platforms: Sequence[Platform] = PLATFORMS,
 
 
 def write_nvl72(settings: Mapping[str, Any], out: str | Path, settings_out: str | Path) -> None:
-    """Rule ``nvl72``: the appendix-D table under ``settings`` as CSV, the settings beside
-    it (JSON) for the data label."""
-    nvl72(**settings).to_csv(out, index=False)
+    """Rule ``nvl72``: the appendix-D table under ``settings`` (as ``out``'s suffix: CSV or
+    Parquet), the settings beside it (JSON) for the data label."""
+    write_frame(nvl72(**settings), out)
     Path(settings_out).write_text(json.dumps(dict(settings)) + "\n")
 
 
 def load_nvl72(results: str | Path) -> tuple[pd.DataFrame, str]:
     """The table rule ``nvl72`` wrote under a results folder, and the label of its data."""
-    layout = Layout(Path(results))
+    layout = Layout.of(results)
     settings = json.loads(layout.nvl72_settings.read_text())
     label = f"SYNTHETIC multi-panel workload, {settings['jobs']} jobs, seed {settings['seed']}"
-    return pd.read_csv(layout.nvl72), label
+    return read_frame(layout.nvl72), label

@@ -35,15 +35,16 @@ import pandas as pd
 from scipy import stats
 
 from compass.api import simulate
-from compass.experiments.aggregate import top1
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, top1
 from compass.experiments.claims import Measured, fmt
 from compass.experiments.config import lane_runs
-from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
+from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS, Layout
 from compass.experiments.runs import diagnostics
-from compass.metrics import LOWER_IS_BETTER, METRICS, peak_mask, time_weighted_mean_within
+from compass.metrics import METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
 from compass.schedulers import create
+from compass.table_files import DEFAULT_FORMAT, read_frame, table_path, write_frame
 from compass.traces import windows as W
 from compass.traces.alibaba_openb import (
     Fractional,
@@ -57,8 +58,6 @@ LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
 #: Replay metrics (section 5.5) and packing measures.
 REPLAY_METRICS = METRICS
 PACKING_MEASURES = ("allocated_share", "partial_nodes", "sif")
-#: Direction of each measure for leads (positive lead: the reference is better).
-_LOWER = {**LOWER_IS_BETTER, "allocated_share": False, "partial_nodes": True, "sif": True}
 STAGES = ("first_rejection", "saturation")
 CONFIDENCE = 0.95
 
@@ -155,9 +154,10 @@ def openb_dir(results: str | Path) -> Path:
 
 #: Notebook 08 and what it writes (figures PNG + PDF, tables CSV + Markdown): the registry's.
 NOTEBOOK, PRODUCTS = OPENB_NOTEBOOK, OPENB_PRODUCTS
-#: Files of ``openb_dir``.
-REPLAY_RUNS, REPLAY_DAYS, REPLAY_META = "replay_runs.csv", "replay_days.csv", "replay.json"
-PACKING, PACKING_META = "packing.csv", "packing.json"
+#: Files of ``openb_dir``: tables by stem (``table_path``: CSV, or Parquet as the profile's
+#: ``outputs.table_format`` says), metadata as JSON.
+REPLAY_RUNS, REPLAY_DAYS, REPLAY_META = "replay_runs", "replay_days", "replay.json"
+PACKING, PACKING_META = "packing", "packing.json"
 
 
 # ------------------------------------------------------------------ statistics
@@ -204,9 +204,9 @@ def paired_leads(table: pd.DataFrame, by: Sequence[str], sample: str, reference:
                    "high": math.nan, "n": 0}
             if reference in wide_table and base:
                 means = wide_table[base].mean()
-                best = str(means.idxmin() if _LOWER[m] else means.idxmax())
+                best = str(means.idxmin() if MEASURE_LOWER_IS_BETTER[m] else means.idxmax())
                 diff = wide_table[best] - wide_table[reference]
-                lead, lo, hi = mean_interval(diff if _LOWER[m] else -diff)
+                lead, lo, hi = mean_interval(diff if MEASURE_LOWER_IS_BETTER[m] else -diff)
                 row.update(strongest_baseline=best, lead=lead, low=lo, high=hi,
                            n=int(diff.notna().sum()))
             rows.append(row)
@@ -279,13 +279,14 @@ def _report_record(report: LoadReport) -> dict[str, Any]:
             "dropped": dict(report.dropped), "options": dict(report.options)}
 
 
-def run_replay(cfg: OpenbConfig, out: str | Path) -> None:
-    """Write the replay's tables into ``out`` (the rule ``openb_replay``)."""
+def run_replay(cfg: OpenbConfig, out: str | Path, table_format: str = DEFAULT_FORMAT) -> None:
+    """Write the replay's tables (as ``table_format``) into ``out`` (the rule
+    ``openb_replay``)."""
     runs, days, meta = replay(cfg)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    runs.to_csv(out / REPLAY_RUNS, index=False)
-    days.to_csv(out / REPLAY_DAYS, index=False)
+    write_frame(runs, table_path(out, REPLAY_RUNS, table_format))
+    write_frame(days, table_path(out, REPLAY_DAYS, table_format))
     (out / REPLAY_META).write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -334,12 +335,13 @@ def packing(cfg: OpenbConfig, log: Callable[[str], None] = print
     return pd.DataFrame(rows), meta
 
 
-def run_packing(cfg: OpenbConfig, out: str | Path) -> None:
-    """Write the packing table into ``out`` (the rule ``openb_packing``)."""
+def run_packing(cfg: OpenbConfig, out: str | Path, table_format: str = DEFAULT_FORMAT) -> None:
+    """Write the packing table (as ``table_format``) into ``out`` (the rule
+    ``openb_packing``)."""
     table, meta = packing(cfg)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / PACKING, index=False)
+    write_frame(table, table_path(out, PACKING, table_format))
     (out / PACKING_META).write_text(json.dumps(meta, indent=2) + "\n")
 
 
@@ -357,14 +359,16 @@ class OpenbResults:
 
     @classmethod
     def load(cls, results: str | Path) -> OpenbResults:
-        folder = openb_dir(results)
+        folder, fmt = openb_dir(results), Layout.of(results).table_format
         record = json.loads((Path(results) / "config.json").read_text())
         cfg = OpenbConfig.from_profile(record["profile"])
         if cfg is None:
             raise ValueError(f"{results}: the profile has no openb block")
-        return cls(cfg, pd.read_csv(folder / REPLAY_RUNS), pd.read_csv(folder / REPLAY_DAYS),
+        return cls(cfg, read_frame(table_path(folder, REPLAY_RUNS, fmt)),
+                   read_frame(table_path(folder, REPLAY_DAYS, fmt)),
                    json.loads((folder / REPLAY_META).read_text()),
-                   pd.read_csv(folder / PACKING), json.loads((folder / PACKING_META).read_text()))
+                   read_frame(table_path(folder, PACKING, fmt)),
+                   json.loads((folder / PACKING_META).read_text()))
 
     def replay_label(self) -> str:
         m = self.replay_meta
@@ -463,7 +467,7 @@ def _replay_wins(ev: Any) -> Measured:
     lost = []
     for m in flags.loc[~flags["top1"], "metric"]:
         theirs = values.loc[[b for b in res.config.baselines if b in values.index], m]
-        best = theirs.idxmin() if _LOWER[m] else theirs.idxmax()
+        best = theirs.idxmin() if MEASURE_LOWER_IS_BETTER[m] else theirs.idxmax()
         lost.append(f"{m} ({best} {_fmt(theirs[best])} vs {_fmt(values.loc[ref, m])})")
     won = int(flags["top1"].sum())
     text = f"{won} of {len(flags)} on the whole replay"

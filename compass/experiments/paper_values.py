@@ -15,6 +15,9 @@ from pathlib import Path
 
 import yaml
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("PaperValue", "paper_values")
+
 #: The repository's copy (the package sits at <repo>/compass/experiments/).
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "paper" / "paper_values.yaml"
 #: ``who`` of a lead over the strongest baseline (positive: COMPASS-ABS better).

@@ -19,7 +19,11 @@ import pandas as pd
 
 from compass.api import simulate
 from compass.experiments.results import Results
+from compass.table_files import read_frame
 from compass.traces import CANONICAL_COLUMNS
+
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("migration_latencies", "physical", "physical_label")
 
 #: The headline metrics a physical run is compared on with its simulator twin.
 TWIN_METRICS = ("afr", "ajct", "agu")
@@ -36,21 +40,21 @@ PHYSICAL_COLUMNS = (
 def physical(res: Results) -> pd.DataFrame:
     """One row per scheduler run physically, in the profile's order; empty when the profile
     runs none. ``c`` is the simulator's migration cost, set beside the measured latency;
-    ``sim_*`` are the run's simulator twin (NaN where its ``jobs.csv`` is missing)."""
+    ``sim_*`` are the run's simulator twin (NaN where its jobs table is missing)."""
     path = res.layout.physical_summary
     spec = res.config.experiments.physical
     if spec is None or not path.exists():
         return pd.DataFrame(columns=list(PHYSICAL_COLUMNS))
-    runs = pd.read_csv(path)
+    runs = read_frame(path)
     runs["c"] = res.config.migration_cost
     twins = []
     for name, latency in zip(runs["scheduler"], runs["mean_migration_latency_s"]):
-        jobs = res.layout.physical / name / "jobs.csv"
+        jobs = res.layout.physical_table(name, "jobs")
         if not jobs.exists():
             twins.append([math.nan] * len(TWIN_COLUMNS))
             continue
         cost = latency * spec.time_scale if pd.notna(latency) else res.config.migration_cost
-        twin = simulator_twin(pd.read_csv(jobs), name, spec.nodes, cost)
+        twin = simulator_twin(read_frame(jobs), name, spec.nodes, cost)
         twins.append([twin[m] for m in (*TWIN_METRICS, "migrations")])
     runs[list(TWIN_COLUMNS)] = pd.DataFrame(twins, index=runs.index, dtype=float)
     return runs[list(PHYSICAL_COLUMNS)].reset_index(drop=True)
@@ -64,7 +68,7 @@ def physical_label(res: Results) -> str:
     if not res.layout.physical_summary.exists():
         return ("no physical runs: rule physical has not run (it is skipped where the "
                 "runtime extra, Ray and PyTorch, is missing)")
-    runs = pd.read_csv(res.layout.physical_summary)
+    runs = read_frame(res.layout.physical_summary)
     modes = ", ".join(sorted({f"{m} nodes, {d} training" for m, d in
                               zip(runs["mode"], runs["device"])}))
     jobs = (f"the {spec.trace} scenario's first {spec.max_jobs} jobs (SYNTHETIC)"
@@ -79,9 +83,9 @@ def migration_latencies(res: Results) -> pd.DataFrame:
     spec = res.config.experiments.physical
     frames = []
     for name in spec.schedulers if spec is not None else ():
-        path = res.layout.physical / name / "migrations.csv"
+        path = res.layout.physical_table(name, "migrations")
         if path.exists() and path.stat().st_size:
-            frames.append(pd.read_csv(path).assign(scheduler=name))
+            frames.append(read_frame(path).assign(scheduler=name))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 

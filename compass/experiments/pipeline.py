@@ -53,12 +53,14 @@ from compass.experiments.layout import (
     PHYSICAL_TABLE,
     TABLE1,
     Layout,
+    caption,
     figure_files,
     table_files,
 )
 from compass.experiments.runs import case_runs, cpu_seconds, fragmented_window, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available, load_plugins
+from compass.table_files import read_frame, table_format, write_frame
 from compass.traces.formats import formats
 
 #: What the physical runs import (the ``runtime`` extra).
@@ -81,7 +83,7 @@ class Plan:
 
     @property
     def layout(self) -> Layout:
-        return Layout(self.config.results_dir)
+        return Layout(self.config.results_dir, self.config.outputs.table_format)
 
     @property
     def figures(self) -> Path:
@@ -230,15 +232,15 @@ def simulate_job(trace_name: str, samples: Sequence[Mapping[str, Any]],
                  trace: Mapping[str, Any], run: Mapping[str, Any],
                  canonical: Sequence[str], out: str) -> None:
     """Rule ``simulate``: every (eta, c) batch of each sample (day, seed) of one job under
-    every scheduler -> one CSV. Each sample's day is drawn (or read) once for all its
-    batches; the log gets the job's start-up and a line per batch. The CSV is written once
-    all samples are done."""
+    every scheduler -> one table (``out``'s suffix: CSV or Parquet). Each sample's day is
+    drawn (or read) once for all its batches; the log gets the job's start-up and a line per
+    batch. The table is written once all samples are done."""
     _say(f"{trace_name}: {len(samples)} samples, start-up {time.process_time():.2f} CPU-s")
     resolved, settings = ResolvedTrace.from_record(trace), RunSettings.from_record(run)
     frames = [simulate_group(RunGroup(trace_name, int(s["day"]), int(s["seed"])),
                              s["batches"], resolved, settings, canonical)
               for s in samples]
-    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
+    write_frame(pd.concat(frames, ignore_index=True), out)
 
 
 def simulate_group(sample: RunGroup, batches: Sequence[Sequence[float]],
@@ -262,9 +264,8 @@ def simulate_group(sample: RunGroup, batches: Sequence[Sequence[float]],
 def collect_runs(paths: Sequence[str], out: str) -> None:
     """Rule ``collect``: every batch in one tidy table, rows in batch order (trace, day, eta,
     c, seed; a batch's schedulers in the profile's order), whatever the groups."""
-    frame = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
-    frame.sort_values(["trace", "day", "eta", "cost", "seed"], kind="stable").to_csv(
-        out, index=False)
+    frame = pd.concat([read_frame(p) for p in paths], ignore_index=True)
+    write_frame(frame.sort_values(["trace", "day", "eta", "cost", "seed"], kind="stable"), out)
 
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],
@@ -287,9 +288,8 @@ def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[s
     write_windows(windows, Path(outputs["windows"]))
     present = [w for w in windows if isinstance(w, CaseWindow)]
     timelines, jobs, status = case_runs(days, present, settings, cost)
-    timelines.to_csv(outputs["timelines"], index=False)
-    jobs.to_csv(outputs["jobs"], index=False)
-    status.to_csv(outputs["runs"], index=False)
+    for name, frame in (("timelines", timelines), ("jobs", jobs), ("runs", status)):
+        write_frame(frame, outputs[name])
 
 
 def write_table1(traces: Mapping[str, Mapping[str, Any]], seed: int,
@@ -304,6 +304,18 @@ def dump(record: Any) -> str:
     """JSON of a record, keys in the profile's order (Snakemake compares params as text;
     the order is the same on every parse of the same profile)."""
     return json.dumps(record)
+
+
+def caption_file(folder: str | Path, stem: str) -> str:
+    """The product ``stem``'s caption (``layout.caption``, the one place it is written) as
+    ``folder``/<stem>.rst, rewritten only when it changed: ``snakemake --report`` reads
+    captions from files. Absolute, as Snakemake takes it from any rule file."""
+    path = Path(folder).resolve() / f"{stem}.rst"
+    text = caption(stem) + "\n"
+    if not path.is_file() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
 
 
 def folder(path: str | Path) -> str:
@@ -335,7 +347,8 @@ def _one(paths: Sequence[str]) -> Path | None:
 def physical_runs(physical: Mapping[str, Any], trace: Mapping[str, Any], seed: int,
                   canonical: Sequence[str], out: str) -> None:
     """Rule ``physical``: Phys-Mix under each scheduler on Ray, one after the other (each
-    run owns the machine's cores); every run's records in its folder, summary.csv beside."""
+    run owns the machine's cores); every run's records in its folder, the summary table
+    ``out`` beside (both in ``out``'s format)."""
     from compass.runtime import run_physical  # needs the runtime extra (torch, ray)
 
     spec = PhysicalConfig(**{**physical, "schedulers": tuple(physical["schedulers"])})
@@ -354,7 +367,7 @@ def physical_runs(physical: Mapping[str, Any], trace: Mapping[str, Any], seed: i
         shutil.rmtree(folder / name, ignore_errors=True)  # a rerun starts afresh
         result = run_physical(jobs, name, nodes=spec.nodes, time_scale=spec.time_scale,
                               seed=seed, workdir=folder / name / "work", progress=True)
-        result.write(folder / name)
+        result.write(folder / name, table_format(out))
         rows.append({"scheduler": name, "trace": name_of, "day": spec.day,
                      "label": label, **result.summary})
-    pd.DataFrame(rows).to_csv(out, index=False)
+    write_frame(pd.DataFrame(rows), out)

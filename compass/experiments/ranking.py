@@ -47,6 +47,8 @@ from compass.experiments.sweeps import eta_runs, overall_runs
 from compass.experiments.tables import write_table
 from compass.metrics import METRICS
 
+__all__ = ("ranking_table",)
+
 Experiment = Literal["overall", "eta_sweep", "composition", "case"]
 #: The experiments ranked, in the paper's order (the cost sweep replays the overall
 #: experiment's days at each c and is left out).

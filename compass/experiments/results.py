@@ -20,6 +20,10 @@ import pandas as pd
 
 from compass.experiments.config import PipelineConfig, ResolvedTrace, read_config_record
 from compass.experiments.layout import Layout
+from compass.table_files import read_frame
+
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("Results",)
 
 
 @dataclass
@@ -37,10 +41,10 @@ class Results:
 
     @classmethod
     def load(cls, root: str | Path) -> Results:
-        """Read ``config.json`` and ``runs.csv`` of a results folder."""
-        layout = Layout(Path(root))
+        """Read ``config.json`` and the runs table (CSV or Parquet) of a results folder."""
+        layout = Layout.of(root)
         cfg, traces = read_config_record(json.loads(layout.config.read_text()))
-        runs = pd.read_csv(layout.runs, dtype={"error": str})
+        runs = read_frame(layout.runs, dtype={"error": str})
         runs["error"] = runs["error"].fillna("")
         variant = runs["scheduler"].isin(list(cfg.variants))
         extension = runs["scheduler"].isin(list(cfg.extension_labels))

@@ -17,6 +17,9 @@ from compass.experiments.aggregate import METRICS, lead_intervals, metric_means,
 from compass.experiments.grid import eta_days, migration_days
 from compass.experiments.results import Results
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("cost_sweep", "eta_sweep", "overall", "overall_leads")
+
 
 def overall_runs(res: Results) -> pd.DataFrame:
     """The runs of Fig. 1: every sample of the overall traces at the overall eta."""

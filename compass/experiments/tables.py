@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("markdown", "write_table")
+
 
 def _cell(value: object, digits: int) -> str:
     if isinstance(value, bool):

@@ -36,6 +36,9 @@ from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import write_table
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("claims_shown",)
+
 
 def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
     """Measure one claim and judge it."""

@@ -16,6 +16,9 @@ from compass.experiments.aggregate import leads, metric_means, ordered, wide
 from compass.experiments.results import Results
 from compass.experiments.sweeps import overall_runs
 
+#: The names the package re-exports (``compass.experiments``, imported on first use).
+__all__ = ("metric_windows", "window_leads")
+
 #: Each windowed metric: (own T_peak column, common-window column).
 WINDOWED = {"afr": "afr_common", "agu": "agu_common"}
 

@@ -18,7 +18,6 @@ Ray and PyTorch come with the optional extra: ``pip install 'compass[runtime]'``
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import time
@@ -68,17 +67,18 @@ class PhysicalResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     checkpoint_faults: pd.DataFrame | None = None
 
-    def write(self, out: Path | str) -> Path:
-        """Write the tables as CSV and summary.json into ``out`` (simulator run layout)."""
+    def write(self, out: Path | str, table_format: str = "csv") -> Path:
+        """Write the tables as ``table_format`` (csv or parquet) and summary.json into
+        ``out`` (simulator run layout)."""
+        from compass.table_files import table_path, write_frame, write_summary  # pandas
+
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         for name in ("jobs", "timeline", "migrations", "placements", "restarts",
                      "checkpoint_faults"):
             if getattr(self, name) is not None:
-                getattr(self, name).to_csv(out / f"{name}.csv", index=False)
-        summary = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                   for k, v in self.summary.items()}
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+                write_frame(getattr(self, name), table_path(out, name, table_format))
+        write_summary(self.summary, out / "summary.json")
         return out
 
 

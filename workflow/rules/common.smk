@@ -4,7 +4,7 @@
 from pathlib import Path
 
 from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
-from compass.experiments.pipeline import folder  # noqa: F401 (the rules' params use it)
+from compass.experiments.pipeline import caption_file, folder  # noqa: F401 (folder: params)
 
 #: The conda environment of every step under --use-conda: environment.yml, generated from
 #: pyproject.toml (`python3 tasks.py lock`). The default run uses the interpreter Snakemake
@@ -22,7 +22,9 @@ REPORTED = (".png", ".csv")
 
 def reported(files, category):
     """``files`` with their PNG figures and CSV tables tagged for report.html under
-    ``category``, each captioned by workflow/report/<stem>.rst."""
-    tagged = [report(f, caption=f"../report/{Path(f).stem}.rst", category=category)
+    ``category``, each captioned from the product registry (compass.experiments.layout:
+    its notebook's ``Products.captions`` or ``RULE_CAPTIONS``), written once into
+    results/<profile>/captions/<stem>.rst."""
+    tagged = [report(f, caption=caption_file(L.captions, Path(f).stem), category=category)
               if Path(f).suffix in REPORTED else f for f in files]
     return tagged

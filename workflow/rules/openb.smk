@@ -18,6 +18,7 @@ from compass.experiments.openb import (
     openb_dir,
 )
 from compass.experiments.layout import figure_files, table_files
+from compass.table_files import table_path
 from compass.schedulers import available
 
 OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
@@ -30,8 +31,10 @@ OPENB_CLAIMS = []
 if OPENB is not None:
     check_schedulers([*OPENB.schedulers, *OPENB.packing_schedulers], available())
     OPENB_RECORD = dump(OPENB.record())
-    OPENB_REPLAY = [OPENB_DIR / f for f in (REPLAY_RUNS, REPLAY_DAYS, REPLAY_META)]
-    OPENB_PACKING = [OPENB_DIR / f for f in (PACKING, PACKING_META)]
+    # tables in the profile's outputs.table_format, metadata as JSON
+    OPENB_REPLAY = [*(table_path(OPENB_DIR, t, L.table_format) for t in (REPLAY_RUNS, REPLAY_DAYS)),
+                    OPENB_DIR / REPLAY_META]
+    OPENB_PACKING = [table_path(OPENB_DIR, PACKING, L.table_format), OPENB_DIR / PACKING_META]
     OPENB_FIGURES = [f for s in OPENB_PRODUCTS.figures for f in figure_files(PLAN.figures, s)]
     OPENB_TABLES = [f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)]
     OPENB_FILES = [*OPENB_FIGURES, *OPENB_TABLES]
@@ -52,6 +55,7 @@ if OPENB is not None:
             record=OPENB_RECORD,
             part="replay",
             out=lambda wc, output: folder(output[0]),
+            table_format=L.table_format,
         script:
             "../scripts/openb.py"
 
@@ -68,6 +72,7 @@ if OPENB is not None:
             record=OPENB_RECORD,
             part="packing",
             out=lambda wc, output: folder(output[0]),
+            table_format=L.table_format,
         script:
             "../scripts/openb.py"
 

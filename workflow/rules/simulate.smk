@@ -16,7 +16,7 @@ RUN = dump(PLAN.config.run.record())
 REGIME_PLANS = regime_plans(PLAN)
 PLANS = {str(p.layout.root): p for p in [PLAN, *REGIME_PLANS.values()]}
 ROOTS = "|".join(re.escape(root) for root in PLANS)
-R = Layout(Path("{root}"))
+R = Layout(Path("{root}"), PLAN.layout.table_format)
 
 
 rule config_json:
@@ -81,7 +81,7 @@ rule simulate:
     input:
         canonical=lambda wc: PLANS[wc.root].canonical(wc.trace),
     output:
-        R.root / "runs" / "{trace}" / "part{part}.csv",
+        R.run_part("{trace}", "{part}"),
     conda:
         ENVIRONMENT
     log:
@@ -103,7 +103,7 @@ rule simulate:
 
 rule collect_runs:
     input:
-        lambda wc: [job.path(Path(wc.root)) for job in PLANS[wc.root].jobs],
+        lambda wc: [job.path(PLANS[wc.root].layout) for job in PLANS[wc.root].jobs],
     output:
         R.runs,
     conda:

@@ -13,4 +13,4 @@ snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params
 run = {"replay": run_replay, "packing": run_packing}[p.part]
 with logged(snakemake.log[0]):
-    run(OpenbConfig.from_record(json.loads(p.record)), p.out)
+    run(OpenbConfig.from_record(json.loads(p.record)), p.out, p.table_format)
