@@ -58,6 +58,15 @@ def test_the_derived_profile_replays_the_comparisons_on_the_regimes_kinds():
     jsonschema.validate(derived, SCHEMA)
 
 
+def test_a_regime_writes_its_run_tables_in_the_profiles_table_format():
+    """``outputs.table_format`` reaches the regime's plan: its runs table is the format the
+    report rules read (a Parquet profile's regime writes runs.parquet)."""
+    raw = _profile()
+    raw["outputs"] = {**raw["outputs"], "table_format": "parquet"}
+    plan = make_plan(regime_profile(raw, "paper-regime"))
+    assert plan.layout.runs == Path("results/smoke/regimes/paper-regime/runs.parquet")
+
+
 def test_a_regimes_batches_are_the_main_comparisons_on_its_traces():
     """Every batch of the regime's plan is one the main plan runs too (same trace, day, eta,
     c and seed, on other data), and each main batch of the comparisons on the regime's

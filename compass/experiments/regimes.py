@@ -116,8 +116,9 @@ def regime_profile(config: Mapping[str, Any], regime: str) -> dict[str, Any]:
     root = regime_results(Path(raw["outputs"]["results"]) / raw["profile"], regime)
     raw["description"] = (f"the comparison experiments of profile {raw['profile']} on the "
                           f"regime {regime} (SYNTHETIC {', '.join(kinds.values())})")
-    raw["outputs"] = {"results": str(root.parent), "figures": str(root / "figures"),
-                      "tables": str(root / "tables"), "report": str(root / "REPRODUCTION.md")}
+    raw["outputs"] = {**raw["outputs"], "results": str(root.parent),  # same table format
+                      "figures": str(root / "figures"), "tables": str(root / "tables"),
+                      "report": str(root / "REPRODUCTION.md")}
     raw["profile"] = regime
     return raw
 
