@@ -186,11 +186,10 @@ def write_environment() -> None:
 
 def duration(seconds: float) -> str:
     """How the docs write a wall time: ``1 h 2 min``, ``20 min 33 s``, ``58 s``."""
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
+    if seconds >= 3570:  # an hour or more, to the nearest minute
+        hours, minutes = divmod(round(seconds / 60), 60)
         return f"{hours} h {minutes} min"
+    minutes, secs = divmod(round(seconds), 60)
     return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 

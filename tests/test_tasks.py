@@ -75,8 +75,11 @@ def test_compass_venv_chooses_the_environment_folder(value, folder):
 
 
 @pytest.mark.parametrize("seconds, text", [(58.4, "58 s"), (71, "1 min 11 s"),
-                                           (7376, "2 h 2 min"), (1233, "20 min 33 s")])
+                                           (7376, "2 h 3 min"), (6277, "1 h 45 min"),
+                                           (3569, "59 min 29 s"), (1233, "20 min 33 s")])
 def test_duration_writes_wall_times_as_the_docs_do(seconds, text):
+    """Seconds under an hour; from an hour, minutes rounded to the nearest (the precision
+    tests/test_measurements.py allows a quoted "1 h 45 min": half a minute)."""
     assert _tasks().duration(seconds) == text
 
 
