@@ -159,9 +159,10 @@ def test_full_profile_replays_every_synthetic_day():
     assert len(traces["venus"].days) == 180 and len(traces["gfs"].days) == 185
     grid = run_grid(cfg, traces)
     sweep = sum(1 for k in grid if k.cost != 8.0)
-    assert sweep == 5 * 9 * (len(range(0, 185, 10)) + len(range(0, 180, 10)))
-    # 5 seeds of gfs at 3 eta, venus at 0.9 and 7 physmix days; venus's other 2 eta: seed 0
-    assert len(grid) - sweep == 5 * (3 * 185 + 180 + 7) + 2 * 180
+    assert sweep == 5 * 9 * (len(range(0, 185, 20)) + len(range(0, 180, 20)))
+    # 5 seeds of every gfs, venus and physmix day at 0.9; the WCC table's other 2 eta on
+    # seed 0 of every gfs and venus day; the eta sweep's on seeds 1-4 of every tenth gfs day
+    assert len(grid) - sweep == 5 * (185 + 180 + 7) + 2 * (185 + 180) + 4 * 2 * 19
 
 
 def test_a_real_trace_is_used_when_present(tmp_path):
