@@ -44,6 +44,7 @@ from compass.experiments.regimes import (
     regime_slug,
 )
 from compass.experiments.results import Results
+from compass.experiments.stand_in import STAND_IN_TABLE
 from compass.experiments.stats import MIN_SAMPLES
 from compass.experiments.sweeps import overall_leads
 from compass.experiments.tables import markdown
@@ -124,6 +125,8 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
     return rows
 
 
+#: The sensitivity regime of kinds fitted to the paper's baseline regime (profile key regimes).
+PAPER_REGIME = "paper-regime"
 #: The measure kinds of absolute levels (the regime a run is in), not comparisons.
 LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
 
@@ -137,20 +140,25 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> lis
     frame = table[table["variant"] == DEFAULT_VARIANT]
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
-    synthetic = any(t.origin == "synthetic" for t in res.traces.values())
+    real_traces = [t.name for t in res.traces.values() if t.origin == "real"]
+    stand_ins = [t.name for t in res.traces.values() if t.origin == "synthetic"]
     lines = ["## What we found", "",
-             f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
-                                           "SYNTHETIC stand-ins, not on the paper's traces."
-                                           if synthetic else "Real traces."),
+             f"- Data: {res.label()}. " + _data_reading(real_traces, stand_ins),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" of {len(frame)} claims."]
     real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
         ["no data", "not measured"])]
     if len(real):
-        lines.append(f"- **Real data** ({OPENB_LABEL}, the only real-trace comparison here): "
+        lines.append(f"- **Real data** ({OPENB_LABEL}): "
                      + "; ".join(f"`{r.id}` {r.verdict} "
                                  f"({r.ours_text.removeprefix(f'{OPENB_LABEL}: ')})"
                                  for r in real.itertuples()) + ".")
+    if "venus" in real_traces:
+        venus = leads[leads["id"].str.contains("venus")]
+        lines.append(f"- **Real data** (Venus, {res.traces['venus'].label}): COMPASS-ABS's "
+                     "leads over the strongest baseline: "
+                     + ("; ".join(f"`{r.id}` {r.verdict} ({r.ours_text})"
+                                  for r in venus.itertuples()) or "none measured") + ".")
     if len(leads):
         ways = leads["direction"].str.split(" ").str[0].value_counts()
         worst = leads.loc[leads["relative_pct"].abs().idxmax()] if leads[
@@ -193,6 +201,18 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> lis
                      + (" (" + ", ".join(f"`{i}`: {base[i]} -> {mine[i]}" for i in changed)
                         + ")" if changed else "") + " (section \"Sensitivity\").")
     return [*lines, ""]
+
+
+def _data_reading(real: Sequence[str], stand_ins: Sequence[str]) -> str:
+    """Which comparisons rest on real jobs and which on SYNTHETIC stand-ins."""
+    if not stand_ins:
+        return "Real traces."
+    if not real:
+        return ("Every comparison is between schedulers on the SYNTHETIC stand-ins, not on "
+                "the paper's traces.")
+    return (f"The comparisons on {', '.join(real)} replay real jobs; those on "
+            f"{', '.join(stand_ins)} are between schedulers on SYNTHETIC stand-ins, not on "
+            "the paper's traces.")
 
 
 def _afr_leads(res: Results) -> list[str]:
@@ -240,6 +260,27 @@ def _regime_section(tables: Path, out: Path) -> list[str]:
             "regime than the paper's. COMPASS-ABS's own GFS AGU is shown as `held-out`: it is "
             "the claim, never a target of the traces' calibration.", "",
             "| trace | quantity | role | paper | ours | interval | n |", "|---" * 7 + "|",
+            *rows, ""]
+
+
+def _stand_in_section(tables: Path, out: Path) -> list[str]:
+    """The section "How close was venus-synth?" (``compass.experiments.stand_in``): the
+    stand-in beside REAL Venus on the same days; nothing when Venus is not REAL."""
+    path = tables / f"{STAND_IN_TABLE}.csv"
+    if not path.is_file():
+        return []
+    table = pd.read_csv(path)
+    shown = table[~table["group"].str.startswith("arrivals by hour")
+                  | (table["statistic"] == "total-variation distance")]
+    rows = [f"| {r.group} | {r.statistic} | {fmt(r.real)} | {fmt(r.venus_synth)} | "
+            f"{fmt(r.ratio)} |" for r in shown.itertuples()]
+    return ["## How close was venus-synth?", "",
+            "Before the real Venus jobs shipped, every Venus verdict rested on the SYNTHETIC "
+            "stand-in `venus-synth`. Here it is beside REAL Venus on the same day indices "
+            f"([{STAND_IN_TABLE}.csv]({_relative(path, out)}); the hourly arrival shares are "
+            "there). `gfs-synth` is built the same way from published aggregates: read its "
+            "verdicts with the distance measured here in mind.", "",
+            "| group | statistic | REAL Venus | venus-synth | ratio |", "|---" * 5 + "|",
             *rows, ""]
 
 
@@ -295,7 +336,8 @@ def _on_the_papers_regime(res: Results, tables: Path, out: Path
         theirs = read_regime_claims(tables, name)
         if theirs is None:
             continue
-        found += [f"- On the paper's regime, {r.line(name)}" for r in reading(main, theirs)]
+        where = "On the paper's regime" if name == PAPER_REGIME else "Sensitivity"
+        found += [f"- {where}, {r.line(name)}" for r in reading(main, theirs)]
         data = next((d for d in theirs["data"] if d not in ("", "-")), "-")
         path = tables / f"{claims_stem(name)}.csv"
         rows = [f"| {r.id} | {mine.at[r.id, 'verdict'] if r.id in mine.index else '-'} | "
@@ -306,17 +348,20 @@ def _on_the_papers_regime(res: Results, tables: Path, out: Path
                     f"Data: {data}. Every value is in [{path.name}]({_relative(path, out)}); "
                     f"regime.csv's columns `ours_{regime_slug(name)}` set the regime's "
                     "own quantities beside the paper's and ours.", "",
-                    "| claim | main verdict | value | verdict on the paper's regime | value |",
+                    f"| claim | main verdict | value | verdict on `{name}` | value |",
                     "|---" * 5 + "|", *rows, ""]
     if not section:
         return [], []
     return found, ["## On the paper's regime", "",
                    "Sensitivity: the comparison experiments (overall, eta sweep, composition, "
-                   "cost sweep) replayed on SYNTHETIC kinds whose baselines run in the paper's "
-                   "operating regime, each claim judged as in the main table. A gap that "
-                   "closes there is the data's, one that stays the scheduler's. This never "
-                   "changes a main verdict; the case study, which replays one day's window, "
-                   "is not re-judged.", "", *section]
+                   "cost sweep) replayed on other kinds, each claim judged as in the main "
+                   "table: `paper-regime`, SYNTHETIC kinds whose baselines run in the paper's "
+                   "operating regime; `unclamped`, REAL Venus with the durations cut at 48 h "
+                   "given a seeded tail that restores the Helios summary's GPU-time; "
+                   "`venus-synth`, Venus on its SYNTHETIC stand-in (the verdicts before the "
+                   "real jobs). A gap that closes there is the data's, one that stays the "
+                   "scheduler's. This never changes a main verdict; the case study, which "
+                   "replays one day's window, is not re-judged.", "", *section]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -459,14 +504,20 @@ def _header(res: Results) -> list[str]:
         *[f"- **{t.name}**: {t.label}, {len(t.days)} day(s)"
           + (f", hours {t.spec.hours[0]:g}-{t.spec.hours[1]:g}" if t.spec.hours != (0, 24)
              else "") for t in traces],
-        *[f"- **{t.note}**" for t in traces if t.note], "",
+        *[f"- **{t.note}**" for t in traces if t.note],
+        *[f"- {t.name} sources, tried in order (the first present one is replayed): "
+          + "; ".join(f"`{s.path}` ({s.format}{', ' + s.derived if s.derived else ''})"
+                      for s in t.spec.sources) for t in traces if len(t.spec.sources) > 1],
+        "",
     ]
     synthetic = [t.spec.synthetic for t in traces if t.origin == "synthetic"]
     if synthetic:
         lines += ["**SYNTHETIC data.** " + ", ".join(synthetic) + " are synthetic stand-ins "
                   "calibrated to published statistics of the real traces (docs/traces.md). "
-                  "Every value below measures the schedulers on them, not the paper's traces; "
-                  "a verdict says whether the paper's claim holds on this data.", ""]
+                  "Every value below " + ("on those traces " if len(synthetic) < len(traces)
+                                          else "") + "measures the schedulers on them, not "
+                  "the paper's traces; a verdict says whether the paper's claim holds on this "
+                  "data.", ""]
     missing = [s for s in PAPER_SCHEDULERS if s not in set(res.runs["scheduler"])]
     if missing:
         lines += [f"Not run in this profile: {', '.join(missing)} (claims about them have "
@@ -508,7 +559,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
               *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
               *_paper_beside_ours(Path(tables), out), *_regime_section(Path(tables), out),
-              *on_regime, *_ranking_section(Path(tables), out),
+              *on_regime, *_stand_in_section(Path(tables), out),
+              *_ranking_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
