@@ -206,3 +206,31 @@ def test_venus_summary_gpu_time_is_the_csv_sum() -> None:
     summary = pd.read_csv(ROOT / "data/calibration/venus_summary.csv").set_index("metric")
     parts = ("complete_gpu_time", "cancel_gpu_time", "fail_gpu_time")
     assert sum(int(summary.loc[p, "value"]) for p in parts) == VENUS_GPU_TIME_S
+
+
+def test_the_numbers_docs_traces_md_states() -> None:
+    """docs/traces.md, "The real Venus": the split counts, the day counts under both
+    readings, the sizing of every day at eta 0.9, the WCC days and the clamp's figures."""
+    from compass.traces import windows as W
+
+    frame, report = load_helios_jobs(TABLE)
+    assert (report.rules["single_node"], report.rules["whole_nodes"]) == (112_743, 12_550)
+    assert len(set((RAW["arrival_s"] // DAY_SECONDS).astype(int))) == 188  # 24 h from 04:01
+    assert len(days := sorted(set((frame["submit_time"] // DAY_SECONDS).astype(int)))) == 187
+    assert set(range(1, 195)) - set(days) == {2, 3, 4, 5, 6, 7, 10}
+    sizes, full = [], 0
+    for w in W.day_windows(frame):
+        jobs = W.jobs_in_window(frame, w)
+        if len(jobs):
+            sizes.append(W.cluster_size(jobs, 0.9, within=w))
+            full += W.wcc_coverage(jobs, w) >= 1.0
+    nodes = [s.nodes for s in sizes]
+    assert (min(nodes), int(np.median(nodes)), max(nodes)) == (1, 50, 114)
+    assert max(s.maxjob_nodes for s in sizes) == 25
+    assert sum(s.maxjob_nodes > s.demand_nodes for s in sizes) == 2
+    assert full == 165
+    have = float((RAW["gpu_count"] * RAW["service_sec"]).sum())
+    assert round(100 * (1 - have / VENUS_GPU_TIME_S), 1) == 29.3
+    assert round(RAW["service_sec"].mean()) == 9088
+    mean = tail_mean_s(frame)
+    assert (round(mean), round(CLAMP_S + mean)) == (195_808, 368_608)
