@@ -113,7 +113,7 @@ class ShippedTrace:
 
 SHIPPED_TRACES: dict[str, ShippedTrace] = {
     "venus-jobs": ShippedTrace(
-        "venus-jobs", "data/mystous_gpu_scheduler/helios_trace.csv.gz", helios_jobs.FORMAT,
+        "venus-jobs", f"data/{helios_jobs.SHIPPED}", helios_jobs.FORMAT,
         "bc2495db1115b4d4d3cc7480d45be229bd2b11af",
         "https://raw.githubusercontent.com/mystous/gpu_scheduler/"
         "e432905d20fe6d73ff4d3c88f51881eb3d95feef/sim/helios_trace.csv"),

@@ -18,14 +18,12 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from compass.traces.formats.helios_jobs import CLAMP_S, load_helios_jobs
+from compass.traces.formats.helios_jobs import CLAMP_S, SHIPPED, load_helios_jobs
 from compass.traces.paths import data_file
 from compass.traces.schema import CANONICAL_COLUMNS
 from compass.traces.windows import DAY_SECONDS
 
 KIND = "venus-unclamped"
-#: The shipped derived table (data/README.md).
-TABLE = "mystous_gpu_scheduler/helios_trace.csv.gz"
 #: GPU-seconds of all Venus GPU jobs, complete + cancelled + failed (Helios summary).
 #: Source: venus_summary.csv.
 VENUS_GPU_TIME_S = 6_373_315_670 + 4_920_266_598 + 1_052_030_340
@@ -36,7 +34,7 @@ _STREAM = 9
 @lru_cache(maxsize=1)
 def real_jobs() -> pd.DataFrame:
     """The shipped table, loaded once (canonical columns + provenance; paper day numbers)."""
-    frame, _ = load_helios_jobs(data_file(TABLE))
+    frame, _ = load_helios_jobs(data_file(SHIPPED))
     return frame
 
 

@@ -41,6 +41,8 @@ from compass.traces.ingest import (
 )
 
 FORMAT = "helios-jobs"
+#: The table data/ ships, under data/ (data/README.md).
+SHIPPED = "mystous_gpu_scheduler/helios_trace.csv.gz"
 REQUIRED = ("job_id", "arrival_s", "service_sec", "gpu_count")
 #: The converter's clamp: durations above 48 h were cut to it.
 CLAMP_S = 172_800.0
