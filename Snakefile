@@ -26,7 +26,7 @@ from compass.experiments.cost import COST_FILE, RunCost  # noqa: E402
 from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
-from compass.experiments.claims import CLAIMS_TABLE  # noqa: E402
+from compass.experiments.verdict.claims import CLAIMS_TABLE  # noqa: E402
 
 COST = RunCost()  # the run's start: results/<profile>/cost.json when it succeeds
 PLAN = make_plan(config)

@@ -1,5 +1,5 @@
-"""Sensitivity regimes (compass.experiments.regimes): the derived profile of a regime, the
-profile key refused with an unknown kind or trace, and ``reading`` on hand-built claims
+"""Sensitivity regimes (compass.experiments.studies.regime): the derived profile of a regime,
+the profile key refused with an unknown kind or trace, and ``reading`` on hand-built claims
 tables for each case (closes, stays, partly closes, no data, no gap)."""
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments.claims import CLAIMS_TABLE, load_claims
 from compass.experiments.config import ConfigError, parse_config
 from compass.experiments.pipeline import make_plan
-from compass.experiments.regimes import (
+from compass.experiments.studies.regime.config import (
     COMPARISONS,
-    NOT_REJUDGED,
     claims_stem,
-    is_comparison,
-    reading,
     regime_plans,
     regime_profile,
     regime_results,
 )
+from compass.experiments.studies.regime.sensitivity import NOT_REJUDGED, is_comparison, reading
+from compass.experiments.verdict.claims import CLAIMS_TABLE, load_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())

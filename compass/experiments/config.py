@@ -282,7 +282,7 @@ class PipelineConfig:
     #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
     samples: int = 1
     #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
-    #: experiments are replayed apart (``compass.experiments.regimes``); empty: none
+    #: experiments are replayed apart (``compass.experiments.studies.regime``); empty: none
     regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -1,4 +1,4 @@
-# REAL openb experiments (compass.experiments.openb; docs/pipeline.md, "openb"): the default
+# REAL openb experiments (compass.experiments.studies.openb; docs/pipeline.md, "openb"): the default
 # pod list replayed in time, the four multi-GPU variants packed statically, notebook 08 and
 # the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
 
@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from compass.experiments.config import check_schedulers
-from compass.experiments.openb import (
+from compass.experiments.studies.openb.config import (
     NOTEBOOK as OPENB_NOTEBOOK_NAME,
     PACKING,
     PACKING_META,

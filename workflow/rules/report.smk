@@ -2,11 +2,11 @@
 # its interval and verdict), our extension's table (profile key `extension`; none without
 # it), then the report that renders both, the extension in its own section.
 
-from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
-from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.studies.extension.config import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
 from compass.experiments.ranking import RANKING_TABLE
-from compass.experiments.regime import REGIME_TABLE
-from compass.experiments.regimes import claims_stem, regime_slug
+from compass.experiments.studies.regime.operating import REGIME_TABLE
+from compass.experiments.studies.regime.config import claims_stem, regime_slug
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)

@@ -6,8 +6,8 @@
 import re
 
 from compass.experiments.layout import Layout
-from compass.experiments.nvl72 import SETTINGS as NVL72_SETTINGS
-from compass.experiments.regimes import regime_plans
+from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
+from compass.experiments.studies.regime.config import regime_plans
 
 RUN = dump(PLAN.config.run.record())
 # The profile's sensitivity regimes (profile key `regimes`), each a plan of its own whose
