@@ -16,7 +16,7 @@ EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.exten
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 # the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
 RANKING_FILES = table_files(PLAN.tables, RANKING_TABLE)
-# each sensitivity regime's comparison claims (simulate.smk's REGIME_PLANS), beside claims.csv
+# each sensitivity regime's comparison claims (common.smk's REGIME_PLANS), beside claims.csv
 REGIME_CLAIMS = {name: table_files(PLAN.tables, claims_stem(name)) for name in REGIME_PLANS}
 
 
@@ -30,7 +30,7 @@ rule claims:
         days=DAY_TABLES,
         case=L.needs(NOTEBOOKS["06_case_study"]),
         table1=PLAN.table1_files,
-        openb=OPENB_DATA,  # workflow/rules/openb.smk
+        openb=OPENB_DATA,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
         reported([*CLAIMS_FILES, *PAPER_VS_OURS_FILES], "Claims"),
@@ -156,7 +156,7 @@ rule report:
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
-        openb=OPENB_TARGETS,  # workflow/rules/openb.smk
+        openb=OPENB_TARGETS,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
         PLAN.report,

@@ -7,13 +7,9 @@ import re
 
 from compass.experiments.layout import Layout
 from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
-from compass.experiments.studies.regime.config import regime_plans
 
 RUN = dump(PLAN.config.run.record())
-# The profile's sensitivity regimes (profile key `regimes`), each a plan of its own whose
-# results go to results/<profile>/regimes/<name>/: the rules from config_json to
-# collect_runs serve every plan, the {root} wildcard (a results folder) telling which.
-REGIME_PLANS = regime_plans(PLAN)
+# every plan's results folder: the main one and each regime's (common.smk's REGIME_PLANS)
 PLANS = {str(p.layout.root): p for p in [PLAN, *REGIME_PLANS.values()]}
 ROOTS = "|".join(re.escape(root) for root in PLANS)
 R = Layout(Path("{root}"), PLAN.layout.table_format)
