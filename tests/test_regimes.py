@@ -190,3 +190,17 @@ def test_reading_uses_the_main_default_verdicts_only():
     (missing,) = reading(_table([("a1", "6.1", "differs")]), _table([("a1", "6.1", "holds"),
                                                                       ("a9", "6.1", "holds")]))
     assert missing.status == "closes" and missing.claims == ("a1", "a9")
+
+
+def test_a_regime_reads_the_cost_sweep_under_its_earlier_name_through_the_config():
+    """The c-sweep block's earlier name (``migration_cost``) is read in one place
+    (``config.cost_sweep_block``): a regime derived from such a profile writes it as
+    ``cost_sweep``, and a profile giving both names is refused there too."""
+    raw = _profile()
+    raw["experiments"]["migration_cost"] = raw["experiments"].pop("cost_sweep")
+    derived = regime_profile(raw, "paper-regime")
+    assert "cost_sweep" in derived["experiments"]
+    assert "migration_cost" not in derived["experiments"]
+    raw["experiments"]["cost_sweep"] = raw["experiments"]["migration_cost"]
+    with pytest.raises(ConfigError, match="same block"):
+        regime_profile(raw, "paper-regime")

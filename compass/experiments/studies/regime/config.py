@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compass.experiments.config import COST_SWEEP, COST_SWEEP_OLD, ConfigError
+from compass.experiments.config import COST_SWEEP, ConfigError, cost_sweep_block
 from compass.experiments.pipeline import Plan, make_plan
 from compass.experiments.verdict.claims import CLAIMS_TABLE
 
@@ -50,7 +50,7 @@ def regime_profile(config: Mapping[str, Any], regime: str) -> dict[str, Any]:
     kinds = raw["regimes"][regime]
     where = f"regimes.{regime}"
     x = raw["experiments"]
-    sweep = x.pop(COST_SWEEP) if COST_SWEEP in x else x.pop(COST_SWEEP_OLD)
+    sweep = cost_sweep_block(x)
 
     def kept(block: str, traces: list[str]) -> list[str]:
         mine = [t for t in traces if t in kinds]
