@@ -1,4 +1,4 @@
-"""venus-synth beside REAL Venus (``compass.experiments.stand_in``): every statistic on
+"""venus-synth beside REAL Venus (``compass.experiments.studies.venus.stand_in``): every statistic on
 hand-worked day frames, the table's ratio and total-variation row, the outcome filter, and
 the report's reading of which traces are real."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compass.experiments.report import _data_reading
-from compass.experiments.stand_in import (
+from compass.experiments.verdict.report import _data_reading
+from compass.experiments.studies.venus.stand_in import (
     outcome_stats,
     stand_in_regime,
     stand_in_table,

@@ -1,8 +1,8 @@
 """Rule stand_in: paper/tables/venus_synth_vs_real.csv, venus-synth beside REAL Venus on
-the same days (compass.experiments.stand_in)."""
+the same days (compass.experiments.studies.venus.stand_in)."""
 
 from compass.experiments.pipeline import logged
-from compass.experiments.stand_in import write_stand_in
+from compass.experiments.studies.venus.stand_in import write_stand_in
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params
