@@ -14,6 +14,12 @@ pytest.importorskip("matplotlib", reason="matplotlib not installed (extra 'noteb
 NOTEBOOK = Path(__file__).parents[1] / "notebooks" / "00_explore_traces.ipynb"
 
 
+@pytest.fixture(autouse=True)
+def _this_checkout(monkeypatch):
+    """The notebook's kernel imports this checkout's compass (not another installed one)."""
+    monkeypatch.setenv("PYTHONPATH", str(NOTEBOOK.parents[1]))
+
+
 def test_notebook_has_a_parameters_cell():
     import nbformat
 
@@ -65,11 +71,9 @@ def test_notebook_names_the_span_of_a_day_it_lacks(tmp_path):
                                    progress_bar=False, parameters={"trace": str(path), "day": 92})
 
 
-def test_notebook_explores_the_real_venus_day_92_by_default(tmp_path, monkeypatch):
+def test_notebook_explores_the_real_venus_day_92_by_default(tmp_path):
     """Its defaults: the REAL Venus jobs data/ ships, day 92 (2020-06-17), with the load
-    report's split rules and calendar, and no SYNTHETIC label (the kernel imports this
-    checkout's compass)."""
-    monkeypatch.setenv("PYTHONPATH", str(NOTEBOOK.parents[1]))
+    report's split rules and calendar, and no SYNTHETIC label."""
     out = tmp_path / "explore.ipynb"
     papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(tmp_path), progress_bar=False)
     import nbformat
