@@ -7,7 +7,7 @@ names the baseline variants under which its verdict changes (``explained_by``)."
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +18,8 @@ from compass.experiments.claims import (
     CLAIM_COLUMNS,
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
-    PAPER_LEAD,
     SENSITIVE_KINDS,
     Claim,
-    Margin,
     Measured,
     Verdict,
     judge,
@@ -48,19 +46,18 @@ def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
         return measured, Verdict("not measured", measured.text)
     if measured.windows is not None:
         return measured, _judge_windows(claim, measured)
+    return measured, _judge_one(claim, measured)
+
+
+def _judge_one(claim: Claim, measured: Measured) -> Verdict:
+    """One measured value's verdict: "not applicable" with its reason where the data hold
+    nothing to test, "no data" without a value, else ``judge`` (a comparison with its
+    metric's margin, ``Measured.margin``)."""
+    if measured.inapplicable:
+        return Verdict("not applicable", measured.inapplicable)
     if measured.value is None:
-        return measured, Verdict("no data", measured.text)
-    margin = None if measured.margin is None else _margin(claim, measured, ev.margins)
-    return measured, judge(claim.check, measured.value, claim.unit, measured.interval, margin)
-
-
-def _margin(claim: Claim, measured: Measured, margins: Mapping[str, Margin]) -> float | None:
-    """A comparison's margin: the metric's (``Measured.margin``), for a lead claim with a
-    stated paper lead at most the ``PAPER_LEAD`` share of it (the paper's scale)."""
-    paper = float(claim.check.get("at_least", 0.0))
-    if measured.margin is None or paper <= 0 or PAPER_LEAD not in margins:
-        return measured.margin
-    return min(measured.margin, margins[PAPER_LEAD].size(paper))
+        return Verdict("no data", measured.text)
+    return judge(claim.check, measured.value, claim.unit, measured.interval, measured.margin)
 
 
 def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
@@ -70,11 +67,13 @@ def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
     if not measured.windows:
         return Verdict("not applicable", "no replayed window shows fragmentation-induced "
                        "blocking under the baselines")
-    each = [(name, Verdict("no data", m.text) if m.value is None
-             else judge(claim.check, m.value, claim.unit)) for name, m in measured.windows]
+    each = [(name, _judge_one(claim, m)) for name, m in measured.windows]
+    tested = [(name, v) for name, v in each if v.status != "not applicable"]
+    if not tested:
+        return Verdict("not applicable", "; ".join(f"{name}: {v.detail}" for name, v in each))
     readings = "; ".join(f"{name}: {v.status}" + (f" ({v.detail})" if v.detail else "")
                          for name, v in each)
-    statuses = {v.status for _, v in each}
+    statuses = {v.status for _, v in tested}
     if len(statuses) == 1:
         return Verdict(statuses.pop(), readings)
     return Verdict("inconclusive", f"the windows disagree: {readings}")
