@@ -75,6 +75,9 @@ class Measured:
     #: why the claim has nothing to test here ("": it has): the verdict is then
     #: "not applicable" with this reason, never a vacuous "holds"
     inapplicable: str = ""
+    #: (who, value) of schedulers the claim sets its subjects against (e.g. COMPASS-ABS
+    #: beside "the baselines block continuously"): a check they pass too is no test
+    contrast: tuple[str, float] | None = None
 
 
 @dataclass(frozen=True)

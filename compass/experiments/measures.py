@@ -500,25 +500,26 @@ def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
     return on_windows
 
 
-def _inapplicable(ev: Evidence, rows: pd.DataFrame, column: str, window: WindowName,
-                  needs: str | None, contrast: Sequence[str] | None) -> str:
+def _inapplicable(rows: pd.DataFrame, window: WindowName, needs: str | None) -> str:
     """Why a case claim has nothing to test in a window ("": it has): ``needs`` names a
     summary column (e.g. ``frag_episodes``) that is zero for every scheduler of the claim,
-    so there is no event to judge; or the ``contrast`` schedulers (e.g. COMPASS-ABS) reach
-    the claim's schedulers' smallest ``column`` too, so the window is saturated for every
-    scheduler and says nothing of the baselines."""
+    so there is no event to judge."""
     if needs is not None and not (rows[needs].fillna(0) > 0).any():
         blocked = _case_values(rows, "blocked_s")
         return (f"no {needs.replace('_', ' ')} to judge in the {window} window (blocked s: "
                 f"{blocked})")
-    if contrast is not None:
-        others, _ = _case_rows(ev, contrast, window)
-        mine = rows[column].dropna()
-        if len(others) and len(mine) and others[column].min() >= mine.min():
-            return (f"{', '.join(others['scheduler'])} reach {fmt(others[column].min())} too "
-                    f"in the {window} window: it is saturated for every scheduler, so it "
-                    "tells nothing of the claim's schedulers")
     return ""
+
+
+def _contrast(ev: Evidence, column: str, window: WindowName, contrast: Sequence[str] | None,
+              pick: Callable[[pd.Series], float]) -> tuple[str, float] | None:
+    """(who, value) of the ``contrast`` schedulers in a window, taken as the claim's own
+    value is (``pick``: min or max), for ``Measured.contrast``."""
+    if contrast is None:
+        return None
+    rows, _ = _case_rows(ev, contrast, window)
+    v = rows[column].dropna()
+    return (", ".join(rows["scheduler"]), pick(v)) if len(v) else None
 
 
 def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
@@ -529,7 +530,8 @@ def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
     if v.empty:
         return Measured(None, "no scheduler of the claim ran the case study", traces)
     return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces,
-                    inapplicable=_inapplicable(ev, rows, column, window, needs, contrast))
+                    inapplicable=_inapplicable(rows, window, needs),
+                    contrast=_contrast(ev, column, window, contrast, lambda x: float(x.min())))
 
 
 def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
@@ -539,11 +541,11 @@ def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
     v = rows[column].dropna()
     if v.empty:
         return Measured(None, "no value (no such run, or no blocking)", traces,
-                        inapplicable=_inapplicable(ev, rows, column, window, needs, None)
-                        if len(rows) else "")
+                        inapplicable=_inapplicable(rows, window, needs) if len(rows) else "")
     return Measured(float(v.max()), fmt(v.max()) if len(rows) == 1
                     else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces,
-                    inapplicable=_inapplicable(ev, rows, column, window, needs, contrast))
+                    inapplicable=_inapplicable(rows, window, needs),
+                    contrast=_contrast(ev, column, window, contrast, lambda x: float(x.max())))
 
 
 def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],

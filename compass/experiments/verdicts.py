@@ -22,6 +22,7 @@ from compass.experiments.claims import (
     Claim,
     Measured,
     Verdict,
+    fmt,
     judge,
     load_claims,
     load_deviations,
@@ -57,7 +58,14 @@ def _judge_one(claim: Claim, measured: Measured) -> Verdict:
         return Verdict("not applicable", measured.inapplicable)
     if measured.value is None:
         return Verdict("no data", measured.text)
-    return judge(claim.check, measured.value, claim.unit, measured.interval, measured.margin)
+    verdict = judge(claim.check, measured.value, claim.unit, measured.interval, measured.margin)
+    if measured.contrast is not None and verdict.status == "holds":
+        who, value = measured.contrast
+        if judge(claim.check, value, claim.unit).status == "holds":
+            unit = f" {claim.unit}" if claim.unit else ""
+            return Verdict("not applicable", f"{who} pass it too ({fmt(value)}{unit}): the "
+                           "data do not set the claim's schedulers apart")
+    return verdict
 
 
 def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
