@@ -51,13 +51,14 @@ from compass.experiments.config import (
 from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey, SimJob
+from compass.experiments.judging import _judge_windows
 from compass.experiments.layout import Layout
 from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute, _judge_windows
+from compass.experiments.verdicts import _attribute
 
 # ------------------------------------------------------------------ rankings
 

@@ -31,7 +31,11 @@ VERDICTS = ("holds", "tie", "differs", "inconclusive", "not applicable", "no dat
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
                  "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
-                 "variant", "deviation", "explained_by", "shown_in"]
+                 "variant", "deviation", "explained_by", "shown_in",
+                 # a comparison against the strongest baseline other than FFT
+                 # (compass.experiments.by_baseline), on the default rows
+                 "lead_without_fft", "ci_low_without_fft", "ci_high_without_fft",
+                 "verdict_without_fft"]
 #: The claims table's stem under the tables folder.
 CLAIMS_TABLE = "claims"
 #: The variant of the profile's own parameters (the paper-faithful baselines).
@@ -322,6 +326,6 @@ def read_claims(tables: str | Path) -> pd.DataFrame:
     """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
     frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
     text = ["detail", "direction", "ours_text", "data", "deviation", "explained_by",
-            "shown_in", "unit"]
+            "shown_in", "unit", "verdict_without_fft"]
     frame[text] = frame[text].fillna("")
     return frame

@@ -14,6 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from compass.experiments.by_baseline import (
+    BY_BASELINE_TABLE,
+    WITHOUT_FFT_COLUMNS,
+    by_baseline,
+    without_fft,
+)
 from compass.experiments.claims import (
     CLAIM_COLUMNS,
     CLAIMS_TABLE,
@@ -21,70 +27,20 @@ from compass.experiments.claims import (
     SENSITIVE_KINDS,
     Claim,
     Measured,
-    Verdict,
-    fmt,
-    judge,
     load_claims,
     load_deviations,
     load_margins,
     read_claims,
 )
+from compass.experiments.judging import assess
 from compass.experiments.layout import notebook_products
-from compass.experiments.measures import MEASURES, Evidence
+from compass.experiments.measures import Evidence
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import write_table
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("claims_shown",)
-
-
-def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
-    """Measure one claim and judge it."""
-    args = {k: v for k, v in claim.measure.items() if k != "kind"}
-    measured = MEASURES[claim.measure["kind"]](ev, **args)
-    if claim.measure["kind"] == "not_measured":
-        return measured, Verdict("not measured", measured.text)
-    if measured.windows is not None:
-        return measured, _judge_windows(claim, measured)
-    return measured, _judge_one(claim, measured)
-
-
-def _judge_one(claim: Claim, measured: Measured) -> Verdict:
-    """One measured value's verdict: "not applicable" with its reason where the data hold
-    nothing to test, "no data" without a value, else ``judge`` (a comparison with its
-    metric's margin, ``Measured.margin``)."""
-    if measured.inapplicable:
-        return Verdict("not applicable", measured.inapplicable)
-    if measured.value is None:
-        return Verdict("no data", measured.text)
-    verdict = judge(claim.check, measured.value, claim.unit, measured.interval, measured.margin)
-    if measured.contrast is not None and verdict.status == "holds":
-        who, value = measured.contrast
-        if judge(claim.check, value, claim.unit).status == "holds":
-            unit = f" {claim.unit}" if claim.unit else ""
-            return Verdict("not applicable", f"{who} pass it too ({fmt(value)}{unit}): the "
-                           "data do not set the claim's schedulers apart")
-    return verdict
-
-
-def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
-    """A case-study claim's verdict over the windows that show the phenomenon: "not
-    applicable" with none, their common verdict when they agree, else "inconclusive" with
-    each window's reading."""
-    if not measured.windows:
-        return Verdict("not applicable", "no replayed window shows fragmentation-induced "
-                       "blocking under the baselines")
-    each = [(name, _judge_one(claim, m)) for name, m in measured.windows]
-    tested = [(name, v) for name, v in each if v.status != "not applicable"]
-    if not tested:
-        return Verdict("not applicable", "; ".join(f"{name}: {v.detail}" for name, v in each))
-    readings = "; ".join(f"{name}: {v.status}" + (f" ({v.detail})" if v.detail else "")
-                         for name, v in each)
-    statuses = {v.status for _, v in tested}
-    if len(statuses) == 1:
-        return Verdict(statuses.pop(), readings)
-    return Verdict("inconclusive", f"the windows disagree: {readings}")
 
 
 def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
@@ -160,7 +116,9 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
     """Measure every claim on a results folder into paper/tables/claims.csv (and .md), then
     the comparisons (``SENSITIVE_KINDS``) again under each sensitivity variant: the same
     samples with one baseline's runs replaced by its variant's (rows with that
-    ``variant``; they never change a default row's verdict)."""
+    ``variant``; they never change a default row's verdict). The comparisons are judged
+    again against the strongest baseline other than FFT (the ``*_without_fft`` columns)
+    and against each baseline alone (paper/tables/leads_by_baseline.csv)."""
     res, claims = Results.load(results), load_claims(claims_path)
     deviations, margins = load_deviations(deviations_path), load_margins(claims_path)
     sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
@@ -169,9 +127,27 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
                                                           margins), deviations, v)
                          for v in res.config.variants)],
                       ignore_index=True)
-    frame = _attribute(frame)
-    return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
-                       f"value and its verdict ({res.label()})")
+    frame = _with_without_fft(_attribute(frame),
+                              without_fft(claims, res, Path(tables), margins))
+    written = write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
+                          f"value and its verdict ({res.label()})")
+    return written + write_table(
+        by_baseline(claims, res, Path(tables), margins), tables, BY_BASELINE_TABLE,
+        "COMPASS-ABS against each baseline alone: per lead claim its paired lead and "
+        "verdict, per cell of a win-count claim its paired lead and class (sign first, then "
+        f"the margin; paper/claims.yaml). {res.label()}")
+
+
+def _with_without_fft(frame: pd.DataFrame, others: pd.DataFrame) -> pd.DataFrame:
+    """The claims table with ``WITHOUT_FFT_COLUMNS`` filled on the default rows."""
+    frame = frame.copy()
+    default = frame["variant"] == DEFAULT_VARIANT
+    by_id = others.set_index("id")
+    frame["verdict_without_fft"] = ""
+    for column in WITHOUT_FFT_COLUMNS:
+        frame.loc[default, column] = frame.loc[default, "id"].map(by_id[column])
+    frame["verdict_without_fft"] = frame["verdict_without_fft"].fillna("")
+    return frame
 
 
 def claims_shown(tables: str | Path, notebook: str) -> pd.DataFrame:
