@@ -229,15 +229,22 @@ def crossings(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def crossing_text(row: Any) -> str:
-    """One crossing as the report says it."""
+    """One crossing as the report says it (``crossings``' row)."""
     name = row.metric.upper()
+    first = float(str(row.swept).split("-")[0])
     if math.isnan(row.round_s):
         return (f"{name} on {row.trace}: the lead stays below zero over the sweep "
                 f"({row.swept})")
-    span = ", ".join(
-        f"{what} {'beyond the sweep' if math.isnan(v) else f'{v:,.0f} s'}"
-        for what, v in (("upper bound", row.earliest), ("lower bound", row.latest)))
-    return f"{name} on {row.trace}: crosses zero at about {row.round_s:,.0f} s ({span})"
+
+    def at(v: float) -> str:
+        if math.isnan(v):
+            return "beyond the sweep"
+        return f"at or below {v:,.0f} s" if v <= first else f"{v:,.0f} s"
+
+    where = "is at or above zero from the first round" if row.round_s <= first else (
+        f"crosses zero at about {row.round_s:,.0f} s")
+    return (f"{name} on {row.trace}: {where} (its interval's upper bound reaches zero "
+            f"{at(row.earliest)}, its lower bound {at(row.latest)}; swept {row.swept})")
 
 
 def paper_band(claims: Sequence[Any], claim_id: str) -> tuple[float, float]:

@@ -40,6 +40,7 @@ from compass.experiments.claims import Measured, fmt
 from compass.experiments.config import lane_runs
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS, Layout
 from compass.experiments.runs import diagnostics
+from compass.experiments.stats import Interval
 from compass.metrics import METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
 from compass.packing import pack
@@ -482,9 +483,10 @@ def _replay_lead(ev: Any, metric: str) -> Measured:
     row = res.replay_leads().set_index("measure").loc[metric]
     if not np.isfinite(row["low"]):
         return _measured(None, f"fewer than two busy days with a {metric} value")
-    return _measured((float(row["low"]), float(row["high"])),
-                     f"lead {_fmt(row['lead'])} ({CONFIDENCE:.0%} interval {_fmt(row['low'])} to "
-                     f"{_fmt(row['high'])}; vs {row['strongest_baseline']}, {row['n']} busy days)")
+    interval = Interval(float(row["lead"]), float(row["low"]), float(row["high"]), int(row["n"]))
+    return Measured(interval.value, f"{LABEL}: lead {_fmt(row['lead'])} ({CONFIDENCE:.0%} "
+                    f"interval {_fmt(row['low'])} to {_fmt(row['high'])}; vs "
+                    f"{row['strongest_baseline']}, {row['n']} busy days)", interval=interval)
 
 
 def _sif_bound(ev: Any, experiment: str) -> Measured:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from compass.experiments.answers import answers, breakeven_section, otherwise_missed
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.claims import (
     CLAIMS_TABLE,
@@ -38,6 +39,7 @@ from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.regime import REGIME_TABLE
 from compass.experiments.regimes import (
+    NOT_REJUDGED,
     claims_stem,
     read_regime_claims,
     reading,
@@ -118,9 +120,14 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
         if r.explained_by:
             text += f"; explained by: {r.explained_by}"
         stems = [s for s in r.shown_in.split(";") if s]
+        five = r.verdict_without_fft or "-"
+        if five != "-" and pd.notna(r.lead_without_fft):
+            five += (f": {fmt(r.lead_without_fft)} [{fmt(r.ci_low_without_fft)}, "
+                     f"{fmt(r.ci_high_without_fft)}]")
         rows.append({"id": r.id, "section": r.section, "claim": r.statement,
                      "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
-                     "verdict": text, "shown in": _links(stems, figures, tables, report_dir)})
+                     "verdict": text, "without FFT": five,
+                     "shown in": _links(stems, figures, tables, report_dir)})
     return rows
 
 
@@ -128,7 +135,8 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
 LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
 
 
-def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> list[str]:
+def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim], tables: Path
+              ) -> list[str]:
     """"What we found": plain lines computed from claims.csv and the runs (never typed by
     hand): the data, the verdicts, the real-data (openb) comparisons first, where
     COMPASS-ABS's leads stand (signed) and how far the paper's margins are, its AFR leads,
@@ -138,7 +146,8 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> lis
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
     synthetic = any(t.origin == "synthetic" for t in res.traces.values())
-    lines = ["## What we found", "",
+    lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table),
+             "**Details.**", "",
              f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
                                            "SYNTHETIC stand-ins, not on the paper's traces."
                                            if synthetic else "Real traces."),
@@ -295,6 +304,13 @@ def _on_the_papers_regime(res: Results, tables: Path, out: Path
         theirs = read_regime_claims(tables, name)
         if theirs is None:
             continue
+        changed = [(r.id, mine.at[r.id, "verdict"], r.verdict) for r in theirs.itertuples()
+                   if r.id in mine.index and r.verdict != mine.at[r.id, "verdict"]
+                   and r.verdict != NOT_REJUDGED]
+        found.append(f"- On the paper's regime (`{name}`), {len(changed)} of "
+                     f"{int((theirs['verdict'] != NOT_REJUDGED).sum())} re-judged verdicts "
+                     "change" + (": " + ", ".join(f"`{i}` {a} -> {b}" for i, a, b in changed)
+                                 if changed else "") + ". " + _regime_reached(tables, name))
         found += [f"- On the paper's regime, {r.line(name)}" for r in reading(main, theirs)]
         data = next((d for d in theirs["data"] if d not in ("", "-")), "-")
         path = tables / f"{claims_stem(name)}.csv"
@@ -317,6 +333,37 @@ def _on_the_papers_regime(res: Results, tables: Path, out: Path
                    "closes there is the data's, one that stays the scheduler's. This never "
                    "changes a main verdict; the case study, which replays one day's window, "
                    "is not re-judged.", "", *section]
+
+
+def _regime_reached(tables: Path, name: str) -> str:
+    """Whether a regime's baselines reached the paper's regime: of regime.csv's quantities
+    with a paper band (role ``regime``), how many of the regime's values fall inside it."""
+    path = tables / f"{REGIME_TABLE}.csv"
+    column = f"ours_{regime_slug(name)}"
+    if not path.is_file():
+        return ""
+    table = pd.read_csv(path, keep_default_na=False)
+    if column not in table:
+        return ""
+    rows = table[table["role"] == "regime"]
+    inside = [r.id for r in rows.itertuples() if _inside(getattr(r, column), r.paper)]
+    return (f"Whether the regime was reached: {len(inside)} of {len(rows)} of the paper's "
+            "stated baseline quantities overlap the paper's value there"
+            + (f" ({', '.join(inside)})" if inside else "") + " (regime.csv).")
+
+
+def _inside(ours: str, paper: str) -> bool:
+    """Whether a regime.csv value ("[a, b]" or "a") overlaps the paper's ("[a, b]" or
+    "a"); False where either is not a number."""
+    def band(text: str) -> tuple[float, float] | None:
+        try:
+            values = [float(x) for x in str(text).strip("[] ").split(",")]
+        except ValueError:
+            return None
+        return min(values), max(values)
+    mine, theirs = band(ours), band(paper)
+    return (mine is not None and theirs is not None and mine[0] <= theirs[1]
+            and theirs[0] <= mine[1])
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -487,19 +534,25 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     found, on_regime = _on_the_papers_regime(res, Path(tables), out)
-    lines = [*_header(res), *_findings(table, res, claims)[:-1], *found, "", "## Summary", "",
+    lines = [*_header(res), *_findings(table, res, claims, Path(tables))[:-1], *found, "",
+             "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
              "every scheduler) and given with their 95 % bootstrap interval, the number of "
-             "samples n and their size relative to the strongest baseline. A verdict is "
-             "*holds* when the whole interval satisfies the paper's claim, *tie* when it lies "
-             "inside the comparison's practical-equivalence margin (paper/claims.yaml, "
-             "`margins`), *differs* when none of it satisfies the claim, *inconclusive* when "
-             f"it admits both readings or rests on fewer than {MIN_SAMPLES} samples; a "
-             "case-study claim is *not applicable* when no window shows "
-             "fragmentation-induced blocking under the baselines. Values without an interval "
-             "are judged as they are. Every value is in "
+             "samples n and their size relative to the strongest baseline. A comparison's "
+             "sign is decided first: a lead whose whole interval is below zero *differs* (a "
+             "loss); only one that spans zero can be a *tie*, when it lies inside the "
+             "comparison's margin, at most a quarter of the paper's smallest lead for the "
+             "metric (paper/claims.yaml, `margins`). Then a verdict is *holds* when the whole "
+             "interval satisfies the paper's claim, *differs* when none of it does, "
+             f"*inconclusive* when it admits both readings or rests on fewer than {MIN_SAMPLES} "
+             "samples; a claim is *not applicable*, with the reason, when the data hold "
+             "nothing to test (no window with fragmentation-induced blocking under the "
+             "baselines, no event of the kind, COMPASS-ABS passing the same check). The "
+             "column *without FFT* judges each comparison again against the strongest of the "
+             "five other baselines (leads_by_baseline.csv: against each alone). Values "
+             "without an interval are judged as they are. Every value is in "
              f"[{CLAIMS_TABLE}.csv]({_relative(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
     failures = _failures(res, CaseStudy.load(res).status)
@@ -510,6 +563,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
               *_paper_beside_ours(Path(tables), out), *_regime_section(Path(tables), out),
               *on_regime, *_ranking_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
+              *breakeven_section(Path(tables), Path(figures),
+                                 lambda path: _relative(path, out)),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")
