@@ -239,7 +239,7 @@ def crossing_text(row: Any) -> str:
     def at(v: float) -> str:
         if math.isnan(v):
             return "beyond the sweep"
-        return f"at or below {v:,.0f} s" if v <= first else f"{v:,.0f} s"
+        return f"at or below {v:,.0f} s" if v <= first else f"at {v:,.0f} s"
 
     where = "is at or above zero from the first round" if row.round_s <= first else (
         f"crosses zero at about {row.round_s:,.0f} s")

@@ -43,7 +43,7 @@ from compass.experiments.tables import write_table
 __all__ = ("claims_shown",)
 
 
-def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
+def _data_label(res: Results, measured: Measured, claim: Claim, status: str) -> str:
     if not measured.traces:
         return "-"
     labels = [res.traces[t].label for t in measured.traces if t in res.traces]
@@ -51,7 +51,9 @@ def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
     synthetic = any(res.traces[t].origin == "synthetic" for t in measured.traces
                     if t in res.traces)
     if claim.calibrated and synthetic:
-        text += " (calibrated to this number: agreement by construction)"
+        text += (" (calibrated to this number: agreement by construction)"
+                 if status == "holds" else
+                 f" (calibrated to this number, yet: {status})")
     return text
 
 
@@ -104,7 +106,7 @@ def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, A
             "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
             "direction": _direction(iv) if claim.measure["kind"] == "lead" else "",
             "ours_text": measured.text if shown else "-",
-            "data": _data_label(ev.res, measured, claim), "variant": variant,
+            "data": _data_label(ev.res, measured, claim, verdict.status), "variant": variant,
             "deviation": marked.get(claim.id, ""), "explained_by": "",
             "shown_in": ";".join(claim.evidence),
         })
