@@ -28,6 +28,7 @@ from compass.experiments.breakeven import (
 )
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.claims import DEFAULT_VARIANT, fmt
+from compass.experiments.gap import GAP_TABLE, gap_sentence
 from compass.experiments.measures import STALL_S
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.results import Results
@@ -103,10 +104,10 @@ def _breakeven_sentence(tables: Path) -> str:
             + "; ".join(crossing_text(r) for r in found.itertuples()) + ".")
 
 
-def otherwise_missed(res: Results, table: pd.DataFrame) -> list[str]:
+def otherwise_missed(res: Results, table: pd.DataFrame, tables: Path) -> list[str]:
     """What a reader would otherwise miss: how the case windows were chosen, COMPASS-ABS's
-    own blocking there against the paper's, its pause per job against the paper's, and the
-    stalled samples."""
+    own blocking there against the paper's, its pause per job against the paper's, where
+    its AJCT gap comes from (``gap``), and the stalled samples."""
     frame = table[table["variant"] == DEFAULT_VARIANT].set_index("id")
     lines = ["**What you would otherwise miss.**", ""]
     study = CaseStudy.load(res)
@@ -124,6 +125,10 @@ def otherwise_missed(res: Results, table: pd.DataFrame) -> list[str]:
         row = frame.loc["mig-pause"]
         lines.append(f"- Migration pause per job (the paper: {row['paper']}): "
                      f"{row['ours_text']} ({row['verdict']}).")
+    gap = tables / f"{GAP_TABLE}.csv"
+    if gap.is_file():
+        lines.append("- Where COMPASS-ABS's AJCT gap comes from (s per job, paired intervals; "
+                     f"{GAP_TABLE}.csv): " + gap_sentence(pd.read_csv(gap)) + ".")
     runs = overall_runs(res)
     queue = runs.groupby(["trace", "day", "seed"])["mean_queue_time"].max()
     stalled = queue[queue > STALL_S]

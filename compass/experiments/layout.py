@@ -219,6 +219,11 @@ RULE_CAPTIONS: dict[str, str] = {
         "alone, per lead claim (its paired lead, 95 % interval, n and the claim's verdict "
         "against that baseline) and per cell of a win-count claim (its class: win, tie, loss "
         "or undecided, sign first, then the margin)."),
+    "gap_decomposition": (
+        "Where COMPASS-ABS's AJCT lead comes from: per trace of the overall experiment, its "
+        "lead over FFT and over the strongest of the five other baselines (s per job), split "
+        "into migration pauses, queueing while enough GPUs were free for the head of the "
+        "queue, other queueing and the rest, each with its 95 % bootstrap interval."),
     "fft_breakeven": (
         "FFT's break-even: COMPASS-ABS's AJCT (s) and AGU (percentage points) leads over FFT "
         "at each FFT round length, paired over the overall experiment's samples of the "

@@ -146,7 +146,7 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim], tables
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
     synthetic = any(t.origin == "synthetic" for t in res.traces.values())
-    lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table),
+    lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table, tables),
              "**Details.**", "",
              f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
                                            "SYNTHETIC stand-ins, not on the paper's traces."

@@ -32,6 +32,7 @@ from compass.experiments.claims import (
     load_margins,
     read_claims,
 )
+from compass.experiments.gap import write_gap
 from compass.experiments.judging import assess
 from compass.experiments.layout import notebook_products
 from compass.experiments.measures import Evidence
@@ -120,7 +121,8 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
     samples with one baseline's runs replaced by its variant's (rows with that
     ``variant``; they never change a default row's verdict). The comparisons are judged
     again against the strongest baseline other than FFT (the ``*_without_fft`` columns)
-    and against each baseline alone (paper/tables/leads_by_baseline.csv)."""
+    and against each baseline alone (paper/tables/leads_by_baseline.csv); where the AJCT
+    gap comes from is paper/tables/gap_decomposition.csv (``gap``)."""
     res, claims = Results.load(results), load_claims(claims_path)
     deviations, margins = load_deviations(deviations_path), load_margins(claims_path)
     sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
@@ -133,7 +135,7 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
                               without_fft(claims, res, Path(tables), margins))
     written = write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
                           f"value and its verdict ({res.label()})")
-    return written + write_table(
+    return written + write_gap(res, tables) + write_table(
         by_baseline(claims, res, Path(tables), margins), tables, BY_BASELINE_TABLE,
         "COMPASS-ABS against each baseline alone: per lead claim its paired lead and "
         "verdict, per cell of a win-count claim its paired lead and class (sign first, then "

@@ -5,6 +5,7 @@
 from compass.experiments.breakeven import BREAKEVEN_FIGURE, BREAKEVEN_TABLE, FIT_TABLE
 from compass.experiments.by_baseline import BY_BASELINE_TABLE
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.gap import GAP_TABLE
 from compass.experiments.layout import figure_files
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
 from compass.experiments.ranking import RANKING_TABLE
@@ -15,7 +16,10 @@ from compass.experiments.regimes import claims_stem, regime_slug
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
 
 # COMPASS-ABS against each baseline alone (compass.experiments.by_baseline), beside the claims
-BY_BASELINE_FILES = table_files(PLAN.tables, BY_BASELINE_TABLE)
+BY_BASELINE_FILES = [
+    *table_files(PLAN.tables, BY_BASELINE_TABLE),
+    *table_files(PLAN.tables, GAP_TABLE),  # where the AJCT gap comes from
+]
 # FFT's break-even (simulate.smk's BREAKEVEN): table, fft-paper fit, figure
 BREAKEVEN_FILES = (
     [
