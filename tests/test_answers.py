@@ -1,4 +1,4 @@
-"""The report's answers first (compass.experiments.answers): three sentences computed from
+"""The report's answers first (compass.experiments.verdict.answers): three sentences computed from
 claims.csv and the break-even table, never typed by hand."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from compass.experiments.answers import answers
-from compass.experiments.claims import CLAIM_COLUMNS
-from compass.experiments.report import _inside
+from compass.experiments.studies.regime.sections import _inside
+from compass.experiments.verdict.answers import answers
+from compass.experiments.verdict.claims import CLAIM_COLUMNS
 
 
 def _claims() -> pd.DataFrame:

@@ -23,7 +23,6 @@ from compass.experiments.breakeven import (
     paper_fit,
     sweep_rounds,
 )
-from compass.experiments.claims import load_claims
 from compass.experiments.config import (
     BreakEvenConfig,
     ConfigError,
@@ -32,6 +31,7 @@ from compass.experiments.config import (
 )
 from compass.experiments.layout import Layout
 from compass.experiments.results import Results
+from compass.experiments.verdict.claims import load_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = (360.0, 900.0, 3600.0, 14400.0)

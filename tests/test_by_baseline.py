@@ -1,4 +1,4 @@
-"""Which baseline decides each verdict (compass.experiments.by_baseline): a lead over the
+"""Which baseline decides each verdict (compass.experiments.verdict.by_baseline): a lead over the
 strongest of six that FFT alone decides, judged again without FFT and per baseline."""
 
 from __future__ import annotations
@@ -9,11 +9,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments.by_baseline import SET_ASIDE, by_baseline, with_baselines, without_fft
-from compass.experiments.claims import Claim, load_margins
 from compass.experiments.config import parse_config
 from compass.experiments.layout import Layout
 from compass.experiments.results import Results
+from compass.experiments.verdict.by_baseline import (
+    SET_ASIDE,
+    by_baseline,
+    with_baselines,
+    without_fft,
+)
+from compass.experiments.verdict.claims import Claim, load_margins
 
 ROOT = Path(__file__).resolve().parents[1]
 FIVE = ("gfs", "fgd", "cafgd", "mcg", "drr")

@@ -29,15 +29,6 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
-from compass.experiments.claims import (
-    Claim,
-    Margin,
-    Tally,
-    Trend,
-    check_tolerances,
-    judge,
-    load_margins,
-)
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -51,14 +42,23 @@ from compass.experiments.config import (
 from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey, SimJob
-from compass.experiments.judging import _judge_windows
 from compass.experiments.layout import Layout
-from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute
+from compass.experiments.verdict.claims import (
+    Claim,
+    Margin,
+    Tally,
+    Trend,
+    check_tolerances,
+    judge,
+    load_margins,
+)
+from compass.experiments.verdict.judging import _judge_windows
+from compass.experiments.verdict.measures import MEASURES, Evidence
+from compass.experiments.verdict.verdicts import _attribute
 
 # ------------------------------------------------------------------ rankings
 

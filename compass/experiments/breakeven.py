@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from compass.experiments.claims import load_claims
+from compass.experiments.comparisons import overall_runs
 from compass.experiments.config import (
     BreakEvenConfig,
     PipelineConfig,
@@ -40,12 +40,12 @@ from compass.experiments.grid import subset_days
 from compass.experiments.results import Results
 from compass.experiments.runs import cpu_seconds, simulate_window
 from compass.experiments.stats import paired_lead
-from compass.experiments.sweeps import overall_runs
 from compass.experiments.tables import write_table
-from compass.metrics import LOWER_IS_BETTER
+from compass.experiments.verdict.claims import load_claims
 from compass.plotting import save
 from compass.schedulers.fft import FFT
-from compass.table_files import read_frame
+from compass.sim.metrics import LOWER_IS_BETTER
+from compass.sim.table_files import read_frame
 
 #: The scheduler whose round length is swept.
 SCHEDULER = "fft"

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compass.experiments.comparisons import overall_runs
 from compass.experiments.results import Results
 from compass.experiments.stats import bootstrap_mean
-from compass.experiments.sweeps import overall_runs
 from compass.experiments.tables import write_table
 
 #: The table's stem under the tables folder.

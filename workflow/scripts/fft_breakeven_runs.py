@@ -10,7 +10,7 @@ from pathlib import Path  # noqa: E402
 
 from compass.experiments.breakeven import simulate_breakeven  # noqa: E402
 from compass.experiments.pipeline import logged  # noqa: E402
-from compass.table_files import write_frame  # noqa: E402
+from compass.sim.table_files import write_frame  # noqa: E402
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params
