@@ -24,7 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -40,12 +39,8 @@ from compass.experiments.grid import subset_days
 from compass.experiments.results import Results
 from compass.experiments.runs import cpu_seconds, simulate_window
 from compass.experiments.stats import paired_lead
-from compass.experiments.tables import write_table
-from compass.experiments.verdict.claims import load_claims
-from compass.plotting import save
 from compass.schedulers.fft import FFT
 from compass.sim.metrics import LOWER_IS_BETTER
-from compass.sim.table_files import read_frame
 
 #: The scheduler whose round length is swept.
 SCHEDULER = "fft"
@@ -288,9 +283,15 @@ def paper_fit(res: Results, sweep: pd.DataFrame, config: BreakEvenConfig,
     return table
 
 
-def breakeven_figure(table: pd.DataFrame, caption: str) -> plt.Figure:
+def breakeven_figure(table: pd.DataFrame, caption: str) -> Any:
     """COMPASS-ABS's AJCT and AGU leads over FFT against FFT's round length (log scale),
-    one line per trace with its 95 % intervals; zero marked."""
+    one line per trace with its 95 % intervals; zero marked (a matplotlib figure;
+    matplotlib is imported here, not with the module the Snakefile reads)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     metrics = list(LEAD_METRICS)
     fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.6))
     for ax, metric in zip(np.atleast_1d(axes), metrics):
@@ -309,27 +310,3 @@ def breakeven_figure(table: pd.DataFrame, caption: str) -> plt.Figure:
     fig.suptitle(caption, fontsize=8)
     fig.tight_layout()
     return fig
-
-
-def write_breakeven(results: str | Path, claims_path: str | Path, tables: str | Path,
-                    figures: str | Path) -> list[Path]:
-    """Rule ``fft_breakeven``: the break-even table, the fft-paper fit and the figure, from
-    a results folder's runs and the sweep's runs."""
-    res = Results.load(results)
-    config = res.config.experiments.fft_breakeven
-    if config is None:
-        raise ValueError("the profile has no experiments.fft_breakeven")
-    parts = [res.layout.breakeven_runs(t) for t in config.traces]
-    sweep = pd.concat([read_frame(p, dtype={"error": str}) for p in parts], ignore_index=True)
-    table = breakeven_table(res, sweep, config)
-    fit = paper_fit(res, sweep, config, load_claims(claims_path))
-    label = res.label(config.traces)
-    cost = float(sweep["cpu_s"].sum())
-    written = write_table(table, tables, BREAKEVEN_TABLE,
-                          f"COMPASS-ABS's leads over FFT per FFT round length ({label}; the "
-                          f"sweep's own {len(sweep)} FFT runs took {cost:,.0f} CPU-s)")
-    written += write_table(fit, tables, FIT_TABLE, f"fft-paper: the fit ({label})")
-    figure = breakeven_figure(table, f"COMPASS-ABS's leads over FFT per round length. {label}")
-    written += save(figure, figures, BREAKEVEN_FIGURE)
-    plt.close(figure)
-    return written
