@@ -83,8 +83,8 @@ def answers(table: pd.DataFrame, tables: Path) -> list[str]:
     real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
         ["no data", "not measured"])]
     if len(real):
-        lines.append(f"3. *On the real data* ({real['data'].iloc[0] or 'openb'}, the only "
-                     "real-trace comparison): "
+        label = str(real["ours_text"].iloc[0]).split(": ")[0]
+        lines.append(f"3. *On the real data* ({label}, the only real-trace comparison): "
                      + "; ".join(f"`{r.id}` {r.verdict}"
                                  + (f" {_span(r.ours, r.ci_low, r.ci_high, r.unit)}"
                                     if pd.notna(r.ours) else "")
