@@ -35,6 +35,7 @@ from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
+from compass.experiments.plugin_leads import dead_section, plugin_section
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.regime import REGIME_TABLE
 from compass.experiments.regimes import (
@@ -487,7 +488,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     found, on_regime = _on_the_papers_regime(res, Path(tables), out)
-    lines = [*_header(res), *_findings(table, res, claims)[:-1], *found, "", "## Summary", "",
+    lines = [*_header(res), *dead_section(res), *_findings(table, res, claims)[:-1], *found,
+             "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
@@ -516,6 +518,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
               for d in deviations] or ["None recorded."]
     lines += ["", "## How each value is measured", "",
               *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res),
-              *_extension_section(res, Path(tables), out)]
+              *_extension_section(res, Path(tables), out),
+              *plugin_section(res, Path(tables), out)]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
