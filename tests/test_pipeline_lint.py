@@ -57,12 +57,13 @@ def test_every_reported_product_has_a_caption():
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, RULE_CAPTIONS, TABLE1, caption
     from compass.experiments.openb import PRODUCTS
     from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+    from compass.experiments.plugin_leads import PLUGIN_TABLE
     from compass.experiments.ranking import RANKING_TABLE
     from compass.experiments.regime import REGIME_TABLE
     from compass.experiments.regimes import claims_stem
 
     rules = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, PAPER_VS_OURS_TABLE,
-             REGIME_TABLE, RANKING_TABLE}
+             REGIME_TABLE, RANKING_TABLE, PLUGIN_TABLE}
     assert set(RULE_CAPTIONS) == rules  # no caption of a product nobody writes
     stems = {*rules, *PRODUCTS.figures, *PRODUCTS.tables}
     for products in NOTEBOOKS.values():

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from compass.experiments import failed_schedulers as F
 from compass.experiments import plugin_leads as P
 from compass.experiments.config import ConfigError
 from compass.experiments.pipeline import collect_runs, make_plan
@@ -61,7 +62,7 @@ def test_a_scheduler_that_failed_on_every_run_is_said_on_the_terminal_and_in_the
                  status={"plug": "error"})
     runs.loc[runs["scheduler"] == "plug", "error"] = "ZeroDivisionError: rule"
     runs.loc[(runs["scheduler"] == "half") & (runs["day"] == 0), "status"] = "error"
-    assert P.dead_schedulers(runs) == ["plug"]
+    assert F.dead_schedulers(runs) == ["plug"]
     paths = []
     for day, part in runs.groupby("day"):
         paths.append(tmp_path / f"part{day}.csv")
@@ -70,9 +71,9 @@ def test_a_scheduler_that_failed_on_every_run_is_said_on_the_terminal_and_in_the
     err = capfd.readouterr().err
     assert "WARNING: scheduler plug failed on every run (2 runs)" in err
     assert "ZeroDivisionError: rule" in err and "half" not in err
-    head = P.dead_section(SimpleNamespace(runs=runs))
+    head = F.dead_section(SimpleNamespace(runs=runs))
     assert head and "`plug` failed on every run" in head[0]
-    assert P.dead_section(SimpleNamespace(runs=runs[runs["scheduler"] != "plug"])) == []
+    assert F.dead_section(SimpleNamespace(runs=runs[runs["scheduler"] != "plug"])) == []
 
 
 def test_compare_plugins_must_name_an_outside_scheduler_the_profile_runs() -> None:

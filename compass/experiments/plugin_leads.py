@@ -1,21 +1,18 @@
 """Outside schedulers in the pipeline: how each plugin a profile names under
-``compare_plugins`` fares against the reference (COMPASS-ABS) and the strongest baseline,
-and which schedulers failed on every run.
+``compare_plugins`` fares against the reference (COMPASS-ABS) and the strongest baseline.
 
 The comparison uses the leads the claims use (``aggregate.lead_intervals``: paired over the
 overall experiment's samples, 95 % paired-bootstrap interval, the strongest baseline
 re-chosen per resample), with the plugin in the reference's place: a positive lead means
 the plugin is better. The rule ``plugin_leads`` writes the table
 (``<tables>/plugin_leads.{csv,md}``); the report renders it in its own section ("Outside
-schedulers", ``plugin_section``). A scheduler whose every run raised is named by
-``dead_schedulers``: ``collect_runs`` warns on the console and the report's first section
-says so (under ``on_error: raise`` the first failure already stops the pipeline).
+schedulers", ``plugin_section``). A plugin that raised on every run is caught by
+``failed_schedulers``.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -32,41 +29,6 @@ from compass.metrics import METRICS
 PLUGIN_TABLE = "plugin_leads"
 #: The ``against`` value of the comparison with the strongest baseline.
 STRONGEST = "strongest baseline"
-
-
-def dead_schedulers(runs: pd.DataFrame) -> list[str]:
-    """The schedulers (or variants) with at least one run and none that completed: every
-    run raised (a window without jobs counts neither way)."""
-    tried = runs[runs["status"] != "empty"]
-    ok = tried.groupby("scheduler", sort=False)["status"].apply(lambda s: (s == "ok").any())
-    return [str(name) for name, any_ok in ok.items() if not any_ok]
-
-
-def warn_dead(runs: pd.DataFrame) -> list[str]:
-    """One warning per scheduler that failed on every run, printed to the step's log and to
-    the terminal that runs the pipeline (the log holds stderr; ``sys.__stderr__`` is the
-    terminal's); the warnings, for the caller."""
-    lines = []
-    for name in dead_schedulers(runs):
-        mine = runs[runs["scheduler"] == name]
-        error = mine["error"].dropna().astype(str)
-        lines.append(f"WARNING: scheduler {name} failed on every run ({len(mine)} runs); "
-                     f"its results are missing from every table and figure: "
-                     f"{error.iloc[0] if len(error) else 'no error recorded'}")
-    for stream in dict.fromkeys([sys.stderr, sys.__stderr__]):
-        for line in lines:
-            print(line, file=stream, flush=True)
-    return lines
-
-
-def dead_section(res: Results) -> list[str]:
-    """The report's warning, before everything else, when a scheduler failed on every run;
-    nothing otherwise."""
-    dead = dead_schedulers(res.runs)
-    if not dead:
-        return []
-    return ["> **Warning: " + ", ".join(f"`{d}`" for d in dead) + " failed on every run** "
-            "and appear(s) in no table, figure or claim below; see \"Failed runs\".", ""]
 
 
 def plugin_leads(res: Results) -> pd.DataFrame:

@@ -32,10 +32,11 @@ from compass.experiments.claims import (
 from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.failed_schedulers import dead_section
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
-from compass.experiments.plugin_leads import dead_section, plugin_section
+from compass.experiments.plugin_leads import plugin_section
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.regime import REGIME_TABLE
 from compass.experiments.regimes import (
