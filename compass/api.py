@@ -12,14 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from compass import metrics
 from compass.model import G_DEFAULT
-from compass.result_schema import RUN_NAMES
-from compass.run_inputs import prepare_run
 from compass.schedulers import Scheduler
 from compass.schedulers.params import check_params
-from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
-from compass.table_files import (
+from compass.sim import metrics
+from compass.sim.result_schema import RUN_NAMES
+from compass.sim.run_inputs import prepare_run
+from compass.sim.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
+from compass.sim.table_files import (
     DEFAULT_FORMAT,
     FORMATS,
     read_frame,
@@ -93,7 +93,7 @@ class SimulationResult:
 
 
 #: The keys of a run's metadata (``SimulationResult.metadata``), also in its summary: the
-#: run columns of ``compass.result_schema``.
+#: run columns of ``compass.sim.result_schema``.
 METADATA = RUN_NAMES
 
 
@@ -126,7 +126,7 @@ def simulate(
     of eq. 13 (give one of them). ``scheduler_params`` are checked against the scheduler's
     declared parameters (``ParameterError``, as on the command line). ``label`` names the
     trace in the metadata. The summary holds the run columns and the metrics of
-    ``compass.result_schema`` (``dropped_jobs``: the rows loading left out; by reason in
+    ``compass.sim.result_schema`` (``dropped_jobs``: the rows loading left out; by reason in
     ``load_report``). Job ids come back as given. A metric the run leaves undefined (AFR
     and AGU without a queue) is NaN, with an ``UndefinedMetric`` warning that says why.
     """

@@ -8,7 +8,7 @@ parameter, given to the schedulers that have it (the others run once for all its
 with the column empty). Workload variance comes from several traces (a mapping of names to
 traces) or from a synthetic workload's seeds (``workloads``); the ``trace`` column names
 each. Every run is one ``compass.simulate`` call (the API sizes the cluster and records the
-run), and its row holds the run columns and every metric of ``compass.result_schema``.
+run), and its row holds the run columns and every metric of ``compass.sim.result_schema``.
 
 Rows are cached on disk by everything that decides them: the trace's content, the
 scheduler, its parameters, the settings, the seed, compass's version and the source code
@@ -39,10 +39,10 @@ import pandas as pd
 import compass
 from compass.api import simulate
 from compass.model import G_DEFAULT
-from compass.result_schema import METRIC_NAMES, RUN_NAMES
 from compass.schedulers import Scheduler, scheduler_class
 from compass.schedulers.params import check_params, parameters
-from compass.simulator import DEFAULT_MIGRATION_COST
+from compass.sim.result_schema import METRIC_NAMES, RUN_NAMES
+from compass.sim.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import CANONICAL_COLUMNS, demo_trace
 from compass.traces.loading import DEMO, Days, run_trace
 

@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import compass
-from compass import metrics
 from compass.cli import main
-from compass.result_schema import METRIC_NAMES, RUN_NAMES
 from compass.schedulers.params import ParameterError
+from compass.sim import metrics
+from compass.sim.result_schema import METRIC_NAMES, RUN_NAMES
 from compass.traces import demo_trace
-from compass.traces.alibaba_openb import load_alibaba_openb
+from compass.traces.formats.alibaba_openb import load_alibaba_openb
 from compass.traces.paths import data_file
 from compass.traces.windows import busy_window, cluster_size, day_window
 
@@ -67,7 +67,7 @@ def test_summary_json_sweep_and_api_share_the_schema(tmp_path: Path) -> None:
 
 def test_the_schema_is_documented() -> None:
     text = (ROOT / "docs" / "simulator.md").read_text()
-    from compass.result_schema import ALL
+    from compass.sim.result_schema import ALL
 
     for column in ALL:
         assert f"| `{column.name}` | {column.unit} | {column.meaning} |" in text, column.name

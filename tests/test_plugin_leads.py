@@ -15,7 +15,7 @@ from compass.experiments import failed_schedulers as F
 from compass.experiments import plugin_leads as P
 from compass.experiments.config import ConfigError
 from compass.experiments.pipeline import collect_runs, make_plan
-from compass.table_files import write_frame
+from compass.sim.table_files import write_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 

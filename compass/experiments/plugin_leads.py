@@ -23,7 +23,7 @@ from compass.experiments.results import Results
 from compass.experiments.stats import Interval, direction
 from compass.experiments.sweeps import overall_runs
 from compass.experiments.tables import write_table
-from compass.metrics import METRICS
+from compass.sim.metrics import METRICS
 
 #: The table's stem (``layout.RULE_CAPTIONS`` holds its caption).
 PLUGIN_TABLE = "plugin_leads"

@@ -36,10 +36,10 @@ from compass.experiments.config import CaseStudyConfig, ResolvedTrace, RunSettin
 from compass.experiments.data import cluster_nodes
 from compass.experiments.grid import RunKey
 from compass.experiments.migrations import encode, operator_moves
-from compass.metrics import afr_agu_over, peak_window, union_window
-from compass.result_schema import METRIC_NAMES
+from compass.sim.metrics import afr_agu_over, peak_window, union_window
+from compass.sim.result_schema import METRIC_NAMES
 
-#: Columns of a batch file, in order: the run, every metric of ``compass.result_schema``
+#: Columns of a batch file, in order: the run, every metric of ``compass.sim.result_schema``
 #: (the names of summary.json and of a sweep's table), then the pipeline's own diagnostics
 #: (docs/pipeline.md describes each).
 RUN_COLUMNS = [

@@ -161,7 +161,7 @@ def _percentiles(values: pd.Series, prefix: str) -> dict[str, float]:
 def summarize(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, float | int]:
     """The run's headline numbers: AFR, AJCT, AGU, the JCT and queueing percentiles, the
     bounded slowdown, migrations and context for them; the keys and their order are
-    ``compass.result_schema.METRICS``'s (tested)."""
+    ``compass.sim.result_schema.METRICS``'s (tested)."""
     mean = (lambda column: float(jobs[column].mean())) if len(jobs) else (lambda _: math.nan)
     nsif = (timeline["partial_nodes"] - timeline["phi_star"]).to_numpy() if len(timeline) else []
     return {

@@ -5,7 +5,7 @@ measured (``METRICS``), shared by summary.json (``compass.simulate``), the sweep
 Each output adds only its own bookkeeping (``STATUS``; the sweep's ``SWEEP_EXTRA``; the
 pipeline's day, sizing and timeline diagnostics, docs/pipeline.md). docs/simulator.md
 ("Result columns") lists every column here with its meaning (tested). This module imports
-nothing of compass: ``compass.metrics`` computes ``METRICS`` by these names.
+nothing of compass: ``compass.sim.metrics`` computes ``METRICS`` by these names.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ RUN = (
                                     "GPUs, or outside the day window); 0 for a frame"),
 )
 
-#: What the run measured (``compass.metrics.summarize``), in this order.
+#: What the run measured (``compass.sim.metrics.summarize``), in this order.
 METRICS = (
     Column("afr", "share", "average fragmentation rate: mean SIF over T_peak (eq. 15); "
                            "empty when no job ever queued"),
