@@ -19,7 +19,7 @@ from compass import __version__
 from compass.api import UndefinedMetric, simulate
 from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.oracle.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
-from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
+from compass.schedulers import available, cards, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, convert, parameters, parse_params
 from compass.sim.run_inputs import build_scheduler
 from compass.sim.simulator import DEFAULT_MIGRATION_COST, SimulationError
@@ -163,14 +163,6 @@ def _add_param_option(parser: argparse.ArgumentParser, note: str = "") -> None:
         help="a scheduler parameter, repeatable; VALUE is typed by the parameter (int, "
              f"float, true/false, text){note}; 'compass schedulers --params' lists them "
              "(default: the scheduler's own defaults)")
-
-
-def _scheduler(name: str, seed: int, items: Sequence[str], nodes: int,
-               gpus_per_node: int = G_DEFAULT) -> Scheduler:
-    """The scheduler ``name`` with ``--param`` items, built as a run builds it
-    (``run_inputs.build_scheduler``; a bad parameter is a ``ParameterError``)."""
-    return build_scheduler(name, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                           params=parse_params(name, items))
 
 
 def _trace_arg(value: str) -> str | Path:
@@ -370,10 +362,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     rows = []
     names = args.schedulers or available()
-    policies = [_scheduler(name, args.seed, args.param, args.nodes) for name in names]
-    for name, policy in zip(names, policies):
-        result = simulate(trace, policy, nodes=args.nodes, seed=args.seed,
-                          migration_cost=args.migration_cost, progress=not args.quiet)
+    params = {name: parse_params(name, args.param) for name in names}  # all refused first
+    for name in names:
+        result = simulate(trace, name, nodes=args.nodes, seed=args.seed,
+                          scheduler_params=params[name], migration_cost=args.migration_cost,
+                          progress=not args.quiet, label=f"{DEMO} ({args.jobs} jobs)")
         result.write(out / name, args.table_format)
         rows.append({k: result.summary[k] for k in
                      ("scheduler", "afr", "ajct", "agu", "migrations", "max_partial_nodes")})
@@ -452,7 +445,8 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
         raise UsageError("run-physical: --resume continues the run in --workdir, "
                          "--force-new starts another: pass one of them")
     # refuse a bad --param before Ray starts
-    _scheduler(args.scheduler, args.seed, args.param, args.nodes, args.gpus_per_node)
+    build_scheduler(args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+                    seed=args.seed, params=parse_params(args.scheduler, args.param))
     trace = args.trace if args.trace in (PHYSMIX, PHYSMIX_MIGRATE) else _trace_arg(args.trace)
     try:
         result = run_physical(
