@@ -65,9 +65,9 @@ def parameters(scheduler: str) -> dict[str, Parameter]:
 
 
 def parse_params(scheduler: str, items: Iterable[str]) -> dict[str, Any]:
-    """``{"key": value}`` from ``KEY=VALUE`` texts, each value converted to its declared type."""
-    known = parameters(scheduler)
-    out: dict[str, Any] = {}
+    """``{"key": value}`` from ``KEY=VALUE`` texts, each value converted to its declared type
+    (``check_params``)."""
+    texts: dict[str, str] = {}
     for item in items:
         key, sep, text = item.partition("=")
         key = key.strip()
@@ -75,14 +75,8 @@ def parse_params(scheduler: str, items: Iterable[str]) -> dict[str, Any]:
             raise ParameterError(f"expected KEY=VALUE, got {item!r}")
         if key in RESERVED:
             raise ParameterError(f"{key!r} has its own option (--{key}), not --param")
-        if key not in known:
-            names = ", ".join(known) or "none"
-            raise ParameterError(f"{scheduler} has no parameter {key!r}; its parameters: {names}")
-        try:
-            out[key] = convert(text.strip(), known[key].annotation)
-        except ParameterError as err:
-            raise ParameterError(f"{scheduler} parameter {key!r}: {err}") from None
-    return out
+        texts[key] = text.strip()
+    return check_params(scheduler, texts)
 
 
 def check_params(scheduler: str, params: Mapping[str, Any]) -> dict[str, Any]:

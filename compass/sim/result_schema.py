@@ -39,8 +39,8 @@ RUN = (
                         "(`migration_cost=` of `compass.simulate`)"),
     Column("pause_rule", "", "`per-event` (c once per job per instant with moves) or "
                              "`per-migration` (c per moved instance)"),
-    Column("dropped_jobs", "count", "the trace's rows the loader dropped (a pod without "
-                                    "GPUs, or outside the day window); 0 for a frame"),
+    Column("dropped_jobs", "count", "the trace's rows loading dropped (e.g. a pod without "
+                                    "GPUs, or submitted after the day window); 0 for a frame"),
 )
 
 #: What the run measured (``compass.sim.metrics.summarize``), in this order.
@@ -64,7 +64,7 @@ METRICS = (
     Column("migrations_per_job", "count", "mean charged migrations per job"),
     Column("pause_per_job", "s", "mean migration pause per job"),
     Column("jobs", "count", "jobs replayed"),
-    Column("peak_seconds", "s", "|T_peak| (eq. 14): time with a non-empty queue"),
+    Column("peak_seconds", "s", "length of T_peak (eq. 14): time with a non-empty queue"),
     Column("horizon_seconds", "s", "time from the first to the last event"),
     Column("max_sif", "share", "largest SIF (share of nodes avoidably partial) of the run"),
     Column("max_nsif", "count", "largest N x SIF = partial nodes - Phi* of the run"),
