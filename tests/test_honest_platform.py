@@ -63,6 +63,10 @@ def test_summary_json_sweep_and_api_share_the_schema(tmp_path: Path) -> None:
     assert "cost" in table and "migration_cost" not in table
     assert set(METRIC_NAMES) <= set(table.columns)
     assert {*RUN_NAMES} - {"scheduler_params"} <= set(table.columns)
+    from compass.experiments.runs import RUN_COLUMNS
+
+    assert [c for c in RUN_COLUMNS if c in METRIC_NAMES] == list(METRIC_NAMES)  # runs.csv
+    assert "cost" in RUN_COLUMNS and "migration_cost" not in RUN_COLUMNS
 
 
 def test_the_schema_is_documented() -> None:

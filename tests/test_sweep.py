@@ -88,6 +88,14 @@ def test_the_sweep_command(tmp_path: Path, capsys) -> None:
                  "--out", str(out)]) == 0
     table = pd.read_csv(out)
     assert len(table) == 2 + 4 and table[table.scheduler == "gfs"]["water"].isna().all()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"6 runs: 0 from the cache, 6 run now (cache off) -> {out}")
+    cache = tmp_path / "cache"
+    for cached in (0, 2):
+        assert main(["sweep", "--trace", "demo", "--schedulers", "gfs", "--grid",
+                     "eta=0.85,0.95", "--cache", str(cache), "--out", str(out)]) == 0
+        assert capsys.readouterr().out.splitlines()[-1].startswith(
+            f"2 runs: {cached} from the cache, {2 - cached} run now (cache {cache})")
     assert main(["sweep", "--trace", "demo", "--schedulers", "gfs", "--grid", "eta=high",
                  "--no-cache", "--out", str(out)]) == 2
     assert "eta takes float" in capsys.readouterr().err
