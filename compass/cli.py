@@ -20,7 +20,7 @@ from compass.api import UndefinedMetric, simulate
 from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.oracle.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.schedulers import available, cards, load_plugins, scheduler_class
-from compass.schedulers.params import ParameterError, convert, parameters, parse_params
+from compass.schedulers.params import ParameterError, parameters, parse_params
 from compass.sim.run_inputs import build_scheduler
 from compass.sim.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.sim.table_files import DEFAULT_FORMAT, FORMATS, table_path, write_frame
@@ -262,33 +262,25 @@ def _grid_item(text: str) -> tuple[str, list[str]]:
     return key.strip(), items
 
 
-def _typed_grid(axes: Sequence[tuple[str, list[str]]], schedulers: Sequence[str]
-                ) -> dict[str, list[Any]]:
-    """Each axis's values typed as its setting or as the parameter of a scheduler that has
-    it (``compass.schedulers.params.convert``)."""
+def _typed_grid(axes: Sequence[tuple[str, list[str]]]) -> dict[str, list[Any]]:
+    """Each setting's values typed; a scheduler parameter's stay text, typed by the sweep
+    as the API types them (``compass.schedulers.params.check_params``)."""
     grid: dict[str, list[Any]] = {}
     for key, items in axes:
         name = ALIASES.get(key, key)
-        if name in SETTINGS:
-            kind = SETTINGS[name]
-            try:
-                grid[name] = [kind(v) for v in items]
-            except ValueError:
-                raise UsageError(f"sweep: {key} takes {kind.__name__} values, got "
-                                 f"{items}") from None
-            continue
-        owners = [parameters(s)[name] for s in schedulers if name in parameters(s)]
-        if not owners:
-            raise UsageError(f"sweep: {key!r} is neither a setting {sorted(SETTINGS)} nor a "
-                             f"parameter of {list(schedulers)}")
-        grid[name] = [convert(v, owners[0].annotation) for v in items]
+        kind = SETTINGS.get(name, str)
+        try:
+            grid[name] = [kind(v) for v in items]
+        except ValueError:
+            raise UsageError(f"sweep: {key} takes {kind.__name__} values, got "
+                             f"{items}") from None
     return grid
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Every combination of the grid under every scheduler -> one table row per run; says
     how many rows came from the cache."""
-    grid = _typed_grid(args.grid, args.schedulers)
+    grid = _typed_grid(args.grid)
     traces = ({name: _trace_arg(name) for name in args.trace} if len(args.trace) > 1
               else _trace_arg(args.trace[0]))
     if args.workloads is not None and args.trace != [DEMO]:

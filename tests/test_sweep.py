@@ -99,6 +99,12 @@ def test_the_sweep_command(tmp_path: Path, capsys) -> None:
     assert main(["sweep", "--trace", "demo", "--schedulers", "gfs", "--grid", "eta=high",
                  "--no-cache", "--out", str(out)]) == 2
     assert "eta takes float" in capsys.readouterr().err
+    assert main(["sweep", "--trace", "demo", "--schedulers", "cafgd", "--grid", "water=high",
+                 "--nodes", "8", "--no-cache", "--out", str(out)]) == 2
+    assert "cafgd parameter 'water': expected a number, got 'high'" in capsys.readouterr().err
+    assert main(["sweep", "--trace", "demo", "--schedulers", "gfs", "--grid", "wter=1",
+                 "--nodes", "8", "--no-cache", "--out", str(out)]) == 2
+    assert "is neither a setting" in capsys.readouterr().err
 
 
 PLUGIN_V1 = '''
