@@ -29,7 +29,7 @@ from compass.sim.table_files import (
 )
 from compass.traces import jobs_from_frame
 from compass.traces.ingest import LoadReport
-from compass.traces.loading import Days, run_trace
+from compass.traces.loading import Days, RunTrace, run_trace
 from compass.traces.schema import external_ids, restore_ids
 from compass.traces.windows import cluster_size
 
@@ -98,7 +98,7 @@ METADATA = RUN_NAMES
 
 
 def simulate(
-    trace: pd.DataFrame | str | Path,
+    trace: RunTrace | pd.DataFrame | str | Path,
     scheduler: str | Scheduler = "gfs",
     *,
     nodes: int | None = None,
@@ -117,18 +117,19 @@ def simulate(
 ) -> SimulationResult:
     """Replay ``trace`` under ``scheduler`` on ``nodes`` nodes.
 
-    ``trace`` is a canonical DataFrame, ``"demo"`` (the built-in SYNTHETIC workload) or the
-    path of a trace file in any registered format (``compass.traces.formats``): detected
-    from its header, or named by ``format``; ``columns`` (``{"old": "new"}``) renames header
-    columns first. ``days`` (``(first, last)`` or ``"busy"``) is a window of days: N(eta)
-    is measured over it and the jobs submitted after it are dropped
-    (``compass.traces.loading.run_trace``). The cluster has ``nodes`` nodes, or N(``eta``)
-    of eq. 13 (give one of them). ``scheduler_params`` are checked against the scheduler's
-    declared parameters (``ParameterError``, as on the command line). ``label`` names the
-    trace in the metadata. The summary holds the run columns and the metrics of
-    ``compass.sim.result_schema`` (``dropped_jobs``: the rows loading left out; by reason in
-    ``load_report``). Job ids come back as given. A metric the run leaves undefined (AFR
-    and AGU without a queue) is NaN, with an ``UndefinedMetric`` warning that says why.
+    ``trace`` is a canonical DataFrame, ``"demo"`` (the built-in SYNTHETIC workload), a
+    loaded ``RunTrace`` or the path of a trace file in any registered format
+    (``compass.traces.formats``): detected from its header, or named by ``format``;
+    ``columns`` (``{"old": "new"}``) renames header columns first. ``days`` (``(first,
+    last)`` or ``"busy"``) is a window of days: N(eta) is measured over it and the jobs
+    submitted after it are dropped (``compass.traces.loading.run_trace``). The cluster has
+    ``nodes`` nodes, or N(``eta``) of eq. 13 (give one of them). ``scheduler_params`` are
+    checked against the scheduler's declared parameters (``ParameterError``, as on the
+    command line). ``label`` names the trace in the metadata. The summary holds the run
+    columns and the metrics of ``compass.sim.result_schema`` (``dropped_jobs``: the rows
+    loading left out; by reason in ``load_report``). Job ids come back as given. A metric
+    the run leaves undefined (AFR and AGU without a queue) is NaN, with an
+    ``UndefinedMetric`` warning that says why.
     """
     if (nodes is None) == (eta is None):
         raise ValueError("give the cluster's size as exactly one of nodes= or eta=")

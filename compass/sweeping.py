@@ -44,7 +44,7 @@ from compass.schedulers.params import check_params, parameters
 from compass.sim.result_schema import METRIC_NAMES, RUN_NAMES
 from compass.sim.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import CANONICAL_COLUMNS, demo_trace
-from compass.traces.loading import DEMO, Days, run_trace
+from compass.traces.loading import DEMO, Days, RunTrace, run_trace
 
 #: Grid keys that set the simulation, not a scheduler: name -> type.
 SETTINGS: dict[str, type] = {"eta": float, "nodes": int, "cost": float, "pause_rule": str}
@@ -137,8 +137,8 @@ def sweep(
         raise ValueError("name at least one scheduler")
     if on_error not in ("raise", "record"):
         raise ValueError(f"on_error must be 'raise' or 'record', got {on_error!r}")
-    frames = {name: run_trace(t, format, columns=columns, gpus_per_node=gpus_per_node,
-                              days=days, label=name).frame
+    loaded = {name: run_trace(t, format, columns=columns, gpus_per_node=gpus_per_node,
+                              days=days, label=name)
               for name, t in _traces(trace, workloads).items()}
     axes = _axes(grid or {}, schedulers)
     sizing = [k for k in ("nodes", "eta") if k in axes] + [
@@ -147,8 +147,8 @@ def sweep(
         raise ValueError(f"size the cluster by exactly one of nodes or eta (here or in the "
                          f"grid); got {sizing or 'neither'}")
     fixed = {"nodes": nodes} if nodes is not None else {"eta": eta} if eta is not None else {}
-    runs = [r for name in frames for r in _runs(axes, fixed, schedulers, samples, name)]
-    digests = {name: _digest(frame) for name, frame in frames.items()}
+    runs = [r for name in loaded for r in _runs(axes, fixed, schedulers, samples, name)]
+    digests = {name: _digest(t) for name, t in loaded.items()}
     code = {name: code_digest(scheduler_class(name)) for name in schedulers}
     keys = {run: run.key(digests[run.trace], gpus_per_node, code[run.scheduler])
             for run in runs}
@@ -159,7 +159,7 @@ def sweep(
         if cached is not None:
             rows[run] = {**cached, "from_cache": True}
     todo = [run for run in runs if run not in rows]
-    jobs = [(frames[run.trace], run, gpus_per_node, on_error) for run in todo]
+    jobs = [(loaded[run.trace], run, gpus_per_node, on_error) for run in todo]
     if processes > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(min(processes, len(jobs))) as pool:
             done = list(pool.map(_run_one, jobs))
@@ -237,15 +237,15 @@ def _runs(axes: Mapping[str, list], fixed: Mapping[str, Any], schedulers: Sequen
     return list(out)
 
 
-def _run_one(job: tuple[pd.DataFrame, Run, int, OnError]) -> dict[str, Any]:
+def _run_one(job: tuple[RunTrace, Run, int, OnError]) -> dict[str, Any]:
     """One run's row (a module-level function: worker processes call it)."""
-    frame, run, gpus_per_node, on_error = job
+    trace, run, gpus_per_node, on_error = job
     settings = dict(run.settings)
     started = time.perf_counter()
     head = {"trace": run.trace, "scheduler": run.scheduler, "seed": run.seed, **settings,
             **dict(run.params)}
     try:
-        result = simulate(frame, run.scheduler, nodes=settings.get("nodes"),
+        result = simulate(trace, run.scheduler, nodes=settings.get("nodes"),
                           eta=settings.get("eta"), gpus_per_node=gpus_per_node,
                           migration_cost=settings.get("cost", DEFAULT_MIGRATION_COST),
                           pause_rule=settings.get("pause_rule", "per-event"), seed=run.seed,
@@ -273,10 +273,13 @@ def _table(rows: list[dict[str, Any]], axes: Mapping[str, list]) -> pd.DataFrame
     return table
 
 
-def _digest(frame: pd.DataFrame) -> str:
-    """The trace's content (its canonical columns, in order)."""
-    hashed = pd.util.hash_pandas_object(frame[list(CANONICAL_COLUMNS)], index=False)
-    return hashlib.sha256(hashed.to_numpy().tobytes()).hexdigest()
+def _digest(trace: RunTrace) -> str:
+    """The trace's content (its canonical columns, in order), its day window (N(eta) is
+    measured over it) and the rows loading dropped."""
+    hashed = pd.util.hash_pandas_object(trace.frame[list(CANONICAL_COLUMNS)], index=False)
+    digest = hashlib.sha256(hashed.to_numpy().tobytes())
+    digest.update(repr((trace.window, trace.report.rows_dropped)).encode())
+    return digest.hexdigest()
 
 
 def code_digest(cls: type[Scheduler]) -> str:

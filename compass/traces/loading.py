@@ -176,7 +176,7 @@ class RunTrace:
     window: Window | None = None
 
 
-def run_trace(trace: pd.DataFrame | str | Path, format: Format = "auto", *,
+def run_trace(trace: RunTrace | pd.DataFrame | str | Path, format: Format = "auto", *,
               columns: Mapping[str, str] | None = None, gpus_per_node: int = G_DEFAULT,
               days: Days | None = None, label: str | None = None) -> RunTrace:
     """The trace a run replays: a canonical frame (validated), ``DEMO``, or a file in any
@@ -184,7 +184,10 @@ def run_trace(trace: pd.DataFrame | str | Path, format: Format = "auto", *,
     (``RunTrace.window``), and the jobs submitted after it are dropped (counted, reason
     ``after_days``); the jobs submitted before it stay, as the load running into the window
     (the pipeline's openb replay sizes and replays so). ``label`` names the trace (default:
-    the path, "demo" or "<DataFrame>")."""
+    the path, "demo" or "<DataFrame>"). A ``RunTrace`` (loaded once for several runs, as
+    a sweep does) comes back as it is."""
+    if isinstance(trace, RunTrace):
+        return trace
     if isinstance(trace, str) and trace == DEMO:
         frame, name = demo_trace(), DEMO
         report = LoadReport(DEMO, "demo", len(frame), len(frame))
