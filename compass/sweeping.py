@@ -24,6 +24,7 @@ import hashlib
 import inspect
 import itertools
 import json
+import marshal
 import math
 import sys
 import time
@@ -286,8 +287,8 @@ def code_digest(cls: type[Scheduler]) -> str:
     """A digest of the source code a run of ``cls`` executes: every ``.py`` file of the
     compass package (the simulator, the metrics, the schedulers) and of each outside
     package (or module) that defines a class of ``cls``'s hierarchy, e.g. a plugin's whole
-    package. A class defined where no file holds it (a notebook cell) is hashed by its own
-    source."""
+    package. A class defined where no file holds it (a notebook cell, ``exec``) is hashed
+    by its own code (``_class_code``)."""
     sources: dict[str, bytes] = {}
     roots = {Path(compass.__file__).parent}
     for klass in cls.__mro__:
@@ -299,8 +300,7 @@ def code_digest(cls: type[Scheduler]) -> str:
         if paths:
             roots.update(paths)
         else:
-            sources[f"{klass.__module__}.{klass.__qualname__}"] = inspect.getsource(
-                klass).encode()
+            sources[f"{klass.__module__}.{klass.__qualname__}"] = _class_code(klass)
     for root in roots:
         files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
         sources.update((f"{root.name}/{f.relative_to(root) if f != root else ''}",
@@ -309,6 +309,19 @@ def code_digest(cls: type[Scheduler]) -> str:
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + sources[name] + b"\0")
     return digest.hexdigest()
+
+
+def _class_code(klass: type) -> bytes:
+    """A class's source, or where there is none (``exec``) its methods' compiled code and
+    its plain class attributes."""
+    try:
+        return inspect.getsource(klass).encode()
+    except (OSError, TypeError):
+        items = sorted(vars(klass).items())
+        code = [marshal.dumps(v.__code__) for _, v in items if hasattr(v, "__code__")]
+        plain = repr([(k, v) for k, v in items
+                      if isinstance(v, (bool, int, float, str, tuple, type(None)))])
+        return b"".join(code) + plain.encode()
 
 
 def _read(folder: Path | None, key: str) -> dict[str, Any] | None:

@@ -179,3 +179,18 @@ def test_grid_parameters_are_checked_as_the_api_checks_them() -> None:
     with pytest.raises(compass.schedulers.params.ParameterError,
                        match="cafgd parameter 'water': expected a number, got 'high'"):
         compass.sweep(TRACE, ["cafgd"], grid={"water": ["high"]}, nodes=6, cache=None)
+
+
+def test_a_scheduler_defined_without_a_file_is_keyed_by_its_code() -> None:
+    """A class made by ``exec`` (a notebook cell, a doc recipe) has no source file: its
+    methods' code and plain attributes key it, so an edited method is a new key."""
+    def define(body: str) -> type:
+        namespace: dict = {"__name__": "made_by_exec"}
+        exec("from compass.schedulers.gfs import GFS\n"
+             f"class Made(GFS):\n    name = 'made'\n    def place(self, job, state, now):\n"
+             f"        {body}\n", namespace)
+        return namespace["Made"]
+
+    one, same, other = define("return None"), define("return None"), define("return 1")
+    assert sweeping.code_digest(one) == sweeping.code_digest(same)
+    assert sweeping.code_digest(one) != sweeping.code_digest(other)
