@@ -83,7 +83,7 @@ def test_recipe_3_an_experiment_notebook(tmp_path) -> None:
     assert "papermill my_sweep.ipynb" in blocks(recipe(3), "bash")[0]
 
 
-def test_recipe_4_a_plugin_through_a_sweep_and_the_pipeline(
+def test_recipe_5_a_plugin_through_a_sweep_and_the_pipeline(
         tmp_path, monkeypatch, clean_registries, capsys) -> None:
     """The plugin's sweep reports its cache (all run, all cached, then only the edited
     plugin's runs again); the pipeline command writes the plugin's leads table."""
@@ -97,7 +97,7 @@ def test_recipe_4_a_plugin_through_a_sweep_and_the_pipeline(
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setitem(sys.modules, "random_fit", None)  # removed again afterwards
     del sys.modules["random_fit"]
-    ns = run_recipe(4, tmp_path, monkeypatch)
+    ns = run_recipe(5, tmp_path, monkeypatch)
     printed = capsys.readouterr().out
     print(printed)  # the recipe's output, for whoever reads the test log
     folder = "sweep-cache"
@@ -109,7 +109,7 @@ def test_recipe_4_a_plugin_through_a_sweep_and_the_pipeline(
     assert set(edited["trace"]) == {"demo:0", "demo:1", "demo:2"}
 
     pytest.importorskip("snakemake", reason="the pipeline extra is not installed")
-    script = blocks(recipe(4), "bash")[0]
+    script = blocks(recipe(5), "bash")[0]
     study = tmp_path / "study"
     env = {**{k: v for k, v in os.environ.items() if k != PLUGINS_ENV},
            "COMPASS": str(ROOT), "STUDY": str(study),

@@ -12,9 +12,11 @@ import pytest
 import yaml
 
 from compass.experiments import failed_schedulers as F
-from compass.experiments import plugin_leads as P
 from compass.experiments.config import ConfigError
 from compass.experiments.pipeline import collect_runs, make_plan
+from compass.experiments.studies.plugins import leads as P
+from compass.experiments.studies.plugins import sections as S
+from compass.experiments.verdict.registry import ReportInputs, report_sections
 from compass.sim.table_files import write_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,10 +95,13 @@ def test_the_report_section_renders_the_table(tmp_path: Path) -> None:
     from compass.experiments.tables import write_table
 
     write_table(P.plugin_leads(res), tmp_path / "tables", P.PLUGIN_TABLE)
-    lines = P.plugin_section(res, tmp_path / "tables", tmp_path / "REPORT.md")
+    lines = S.plugin_section(ReportInputs(res, pd.DataFrame(), tmp_path / "tables",
+                                          tmp_path / "REPORT.md"))
     assert lines[0] == "## Outside schedulers"
     assert "(tables/plugin_leads.csv)" in lines[2]
     assert "- **plug**, t, AFR over compass-abs: 0.05 [0.05, 0.05] (n = 3): ahead" in lines
     assert any(line.startswith("- **plug**, t, AFR over the strongest baseline (gfs): 0.06")
                for line in lines)
-    assert P.plugin_section(_results(res.runs, plugins=()), tmp_path, tmp_path / "R.md") == []
+    assert S.plugin_section(ReportInputs(_results(res.runs, plugins=()), pd.DataFrame(),
+                                         tmp_path, tmp_path / "R.md")) == []
+    assert S.plugin_section in report_sections("end")  # the report renders it

@@ -1,15 +1,14 @@
 """What a run starts from: the trace, loaded and validated, and the scheduler, built.
 
 One helper for ``compass.simulate`` and ``compass.runtime.run_physical``, so both read a
-trace, label it and build a scheduler by name in the same way: through the class's
-``builder`` when it declares one (a learned policy trained for the cluster).
+trace, label it and build a scheduler by name in the same way: through its builder when
+one is registered (``builders``: a learned policy trained for the cluster).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pandas as pd
 
 from compass.schedulers import Scheduler, create, scheduler_class
 from compass.schedulers.params import ParameterError
+from compass.sim.builders import builder_of
 from compass.traces.loading import run_trace
 
 
@@ -51,9 +51,9 @@ def prepare_run(
 ) -> RunInputs:
     """Load ``trace`` (a canonical frame, "demo", or the path of a trace file in any
     registered format: detected, or ``format``, with ``columns`` renamed first; the first
-    ``max_jobs``
-    jobs if given) and build ``scheduler`` (a registered name with ``scheduler_params``, or
-    an instance used as it is) for a cluster of ``nodes`` x ``gpus_per_node``.
+    ``max_jobs`` jobs if given) and build ``scheduler`` (a registered name with
+    ``scheduler_params``, or an instance used as it is) for a cluster of ``nodes`` x
+    ``gpus_per_node``.
 
     ``label`` names the trace in the metadata (default: the path, or "<DataFrame>").
     """
@@ -75,11 +75,10 @@ def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: in
             raise ValueError("scheduler_params apply only when scheduler is given by name")
         return scheduler
     args = dict(params or {})
-    builder = scheduler_class(scheduler).builder
-    if builder:  # e.g. a learned policy, trained for this cluster above the simulator
-        module, _, function = builder.partition(":")
-        args = getattr(import_module(module), function)(
-            args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
+    scheduler_class(scheduler)  # an unknown name is refused before any builder runs
+    builder = builder_of(scheduler)
+    if builder is not None:  # e.g. a learned policy, trained for this cluster
+        args = builder(args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
     try:
         return create(scheduler, seed=seed, **args)
     except (TypeError, ValueError) as err:  # the constructor refused a value

@@ -2,7 +2,7 @@
 baseline (profile key compare_plugins; its own table)."""
 
 from compass.experiments.pipeline import logged
-from compass.experiments.plugin_leads import write_plugin_leads
+from compass.experiments.studies.plugins.leads import write_plugin_leads
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 with logged(snakemake.log[0]):

@@ -1,27 +1,23 @@
-"""Outside schedulers in the pipeline: how each plugin a profile names under
+"""The outside schedulers' leads: how each plugin a profile names under
 ``compare_plugins`` fares against the reference (COMPASS-ABS) and the strongest baseline.
 
 The comparison uses the leads the claims use (``aggregate.lead_intervals``: paired over the
 overall experiment's samples, 95 % paired-bootstrap interval, the strongest baseline
 re-chosen per resample), with the plugin in the reference's place: a positive lead means
 the plugin is better. The rule ``plugin_leads`` writes the table
-(``<tables>/plugin_leads.{csv,md}``); the report renders it in its own section ("Outside
-schedulers", ``plugin_section``). A plugin that raised on every run is caught by
-``failed_schedulers``.
+(``<tables>/plugin_leads.{csv,md}``); ``sections`` renders it in the report.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from compass.experiments.aggregate import lead_intervals
-from compass.experiments.claims import fmt
+from compass.experiments.comparisons import overall_runs
 from compass.experiments.results import Results
 from compass.experiments.stats import Interval, direction
-from compass.experiments.sweeps import overall_runs
 from compass.experiments.tables import write_table
 from compass.sim.metrics import METRICS
 
@@ -59,32 +55,3 @@ def write_plugin_leads(results: str | Path, tables: str | Path) -> list[Path]:
                f"η = {x.overall_eta:g}, c = {res.config.migration_cost:g} s (positive: the "
                f"plugin is better). {res.label(x.overall_traces)}")
     return write_table(plugin_leads(res), tables, PLUGIN_TABLE, caption)
-
-
-def plugin_section(res: Results, tables: Path, out: Path) -> list[str]:
-    """The report's section "Outside schedulers": one line per plugin, trace and metric
-    from the table the rule ``plugin_leads`` wrote; nothing when the profile compares
-    none."""
-    cfg = res.config
-    if not cfg.compare_plugins:
-        return []
-    csv = tables / f"{PLUGIN_TABLE}.csv"
-    table = pd.read_csv(csv)
-    x = cfg.experiments
-    link = Path(os.path.relpath(csv, out.parent)).as_posix()
-    lines = ["## Outside schedulers", "",
-             f"{', '.join(f'`{s}`' for s in cfg.compare_plugins)}: schedulers from plugins "
-             "(profile keys `plugins` and `compare_plugins`), not the paper's; no claim or "
-             "verdict uses their runs. On the overall experiment's samples (eta = "
-             f"{x.overall_eta:g}, c = {cfg.migration_cost:g} s) each one's lead over "
-             f"{cfg.reference} and over the strongest baseline ({', '.join(cfg.baselines)}), "
-             "paired over the samples with the 95 % bootstrap interval and n (positive: the "
-             f"plugin is better; AFR and AGU as shares). Every value is in [{PLUGIN_TABLE}.csv]"
-             f"({link}).", ""]
-    for r in table.itertuples():
-        over = (r.against if r.against != STRONGEST
-                else f"the strongest baseline ({r.strongest_baseline})")
-        span = f" [{fmt(r.ci_low)}, {fmt(r.ci_high)}]" if pd.notna(r.ci_low) else ""
-        lines.append(f"- **{r.scheduler}**, {r.trace}, {r.metric.upper()} over {over}: "
-                     f"{fmt(r.lead)}{span} (n = {int(r.n)}): {r.reading}")
-    return [*lines, ""]
