@@ -65,7 +65,8 @@ class TimelineRecorder:
 
     def record(self, t: float, queue: Sequence[Job]) -> None:
         """Keep the row of the state as it is after the instant at time ``t``."""
-        self._rows.append((t, len(queue), queue[0].total_gpus if queue else 0,
+        head = next(iter(queue), None)
+        self._rows.append((t, len(queue), 0 if head is None else head.total_gpus,
                            *self.state.census()))
         if self.panels is not None:
             self._panel_rows.append(self._panel_row(t))
