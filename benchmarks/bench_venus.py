@@ -4,9 +4,10 @@ Not a test: ``python benchmarks/bench_venus.py`` replays the per-job Venus table
 (``data/mystous_gpu_scheduler/helios_trace.csv.gz``, about 125,000 jobs over 194 days, REAL
 data) from an empty cluster to the last job's end, once per scheduler, each run in a forked
 child process of its own, and prints per run: jobs, instances, nodes, CPU seconds (the
-child's, with its solver children), wall seconds, peak resident memory of the child (the
-trace loaded before the fork included; ``baseline_mb`` is the parent's at the fork) and
-instance events (an arrival and a departure per instance) per CPU second.
+child's, with its solver children), wall seconds, peak resident memory of the child and
+instance events (an arrival and a departure per instance) per CPU second. The peak is the
+child's own maximum resident set: pages it shares with the parent count once it touches
+them (the parent's own peak at the fork is ``baseline_mb``).
 
 Sizing: the paper's, N(eta) of eq. 13 over the replayed jobs (``--eta``, 0.9), unless
 ``--nodes`` is given. Growth: ``--jobs K1 K2 ...`` replays the first K jobs (by arrival) for
@@ -116,7 +117,8 @@ def main() -> None:
     caps = sorted(k if k > 0 else len(full) for k in args.jobs)
     cases = [(k, 1.0) for k in caps] + [(caps[-1], f) for f in args.node_factors]
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    rows = []
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
     for k, factor in cases:
         trace = full.iloc[:k].reset_index(drop=True)
         sized = args.nodes or cluster_size(trace, args.eta, G).nodes
@@ -138,10 +140,8 @@ def main() -> None:
                      if fig["status"] == "ok" else fig["status"])
             print(f"jobs={k:>7,} N={nodes:>5} {name:<18} {shown}  (load {load:.1f})",
                   flush=True)
-    table = pd.DataFrame(rows)
-    table["python"] = platform.python_version()
-    args.out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out / "venus.csv", index=False)
+            table = pd.DataFrame(rows).assign(python=platform.python_version())
+            table.to_csv(args.out / "venus.csv", index=False)  # after every run
     print(table.to_string(index=False, float_format=lambda x: f"{x:,.2f}"))
 
 
