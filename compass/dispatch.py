@@ -106,12 +106,19 @@ class JobQueue(Sequence[Job]):
     O(1), so an admission pass that starts jobs out of order (backfill, MCG's order) removes
     them without rebuilding the queue. Reads: ``len``, iteration in FIFO order, ``queue[0]``
     (the head) and ``queue[-1]`` (the tail) in O(1); any other index walks the queue.
+    ``by_id`` is the dict itself, for the dispatcher's and the simulator's hot loops.
     """
 
     __slots__ = ("_jobs",)
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         self._jobs: dict[int, Job] = {job.job_id: job for job in jobs}
+
+    @property
+    def by_id(self) -> dict[int, Job]:
+        """The queued jobs by id, in FIFO order (the queue's own dict: read it, or add and
+        delete jobs as ``append`` and ``remove`` do)."""
+        return self._jobs
 
     def __len__(self) -> int:
         return len(self._jobs)
@@ -240,22 +247,24 @@ class Dispatcher:
                     self._apply(moves, instant)
         if timer and (moves := self.scheduler.on_timer(state, now)):
             self._apply(moves, instant)
+        waiting = self.queue.by_id
         if arrivals:
-            on_arrival, queue = self._on_arrival, self.queue
+            on_arrival = self._on_arrival
             for job in arrivals:
-                queue.append(job)
+                waiting[job.job_id] = job
                 if on_arrival is not None and (moves := on_arrival(job, state, now)):
                     self._apply(moves, instant)
-        if self.queue:
+        if waiting:
             self._admission_pass(instant)
         return instant
 
     def _admission_pass(self, instant: Instant) -> None:
         now, queue, state = instant.time, self.queue, self.state
+        waiting = queue.by_id
         if self._ordered:
             order, blocking = self.scheduler.admission_order(queue, state, now)
         else:
-            order, blocking = queue, True
+            order, blocking = waiting.values(), True
         place = self.scheduler.place
         admitted: list[int] = []
         for job in order:
@@ -266,8 +275,8 @@ class Dispatcher:
                 continue
             self._start(job, placement, instant)
             admitted.append(job.job_id)
-        if admitted:
-            queue.remove(admitted)
+        for job_id in admitted:
+            del waiting[job_id]
 
     def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
         name = self.scheduler.name
