@@ -40,7 +40,7 @@ import pandas as pd
 
 from compass.experiments.runs import cpu_seconds
 from compass.schedulers import available, create
-from compass.simulator import SimulationConfig, Simulator
+from compass.sim.simulator import SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, validate_trace
 from compass.traces.windows import cluster_size
 
