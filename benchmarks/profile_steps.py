@@ -78,7 +78,7 @@ def table(log: Path, results: Path) -> dict[str, pd.DataFrame]:
     by_scheduler = (runs.groupby("scheduler")["cpu_s"].agg(["count", "sum"])
                     .rename(columns={"count": "runs", "sum": "cpu_s"})
                     .sort_values("cpu_s", ascending=False))
-    startup = sum(float(m.group(1)) for p in (results / "logs").rglob("*.log")
+    startup = sum(float(m.group(1)) for p in results.rglob("*.log")
                   if (m := STARTUP.search(p.read_text(errors="replace"))))
     simulation = float(runs["cpu_s"].sum())
     cpu = by_rule["cpu_s"]
