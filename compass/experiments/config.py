@@ -177,6 +177,17 @@ class PhysicalConfig:
 
 
 @dataclass(frozen=True)
+class BreakEvenConfig:
+    """FFT's break-even (``compass.experiments.breakeven``): the overall experiment's samples
+    of ``days`` (per trace; absent: every day) of ``traces`` replayed under FFT at each of
+    ``rounds_s`` (seconds), at the overall eta and the profile's c."""
+
+    traces: tuple[str, ...]
+    rounds_s: tuple[float, ...]
+    days: Mapping[str, DaySelection] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Experiments:
     """What each experiment of section 6 runs (trace names refer to ``traces``)."""
 
@@ -198,6 +209,8 @@ class Experiments:
     case: CaseStudyConfig
     #: None: the physical runs are off (they need the runtime extra and wall-clock time)
     physical: PhysicalConfig | None = None
+    #: None: no FFT round-length sweep
+    fft_breakeven: BreakEvenConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -389,6 +402,10 @@ def _experiments(raw: Mapping[str, Any]) -> Experiments:
         migration_days=dict(m.get("days") or {}),
         case=case,
         physical=_physical(raw.get("physical")),
+        fft_breakeven=None if raw.get("fft_breakeven") is None else BreakEvenConfig(
+            _tuple(raw["fft_breakeven"]["traces"]),
+            tuple(float(r) for r in raw["fft_breakeven"]["rounds_s"]),
+            dict(raw["fft_breakeven"].get("days") or {})),
     )
 
 
@@ -439,10 +456,17 @@ def _check_references(cfg: PipelineConfig) -> None:
     x = cfg.experiments
     used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
             *x.migration_traces, x.case.trace, *x.migration_days,
-            *([x.physical.trace] if x.physical and not x.physical.scenario else [])}
+            *([x.physical.trace] if x.physical and not x.physical.scenario else []),
+            *(x.fft_breakeven.traces if x.fft_breakeven else ()),
+            *(x.fft_breakeven.days if x.fft_breakeven else ())}
     missing = sorted(used - set(cfg.traces))
     if missing:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")
+    sweep = x.fft_breakeven
+    if sweep is not None and not set(sweep.traces) <= set(x.overall_traces):
+        raise ConfigError(f"experiments.fft_breakeven.traces {list(sweep.traces)}: each must "
+                          f"be a trace of experiments.overall {list(x.overall_traces)} (the "
+                          "sweep pairs FFT with COMPASS-ABS's runs there)")
     if cfg.reference not in cfg.schedulers:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
     outside = [b for b in cfg.baselines if b not in cfg.schedulers]

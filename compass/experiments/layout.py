@@ -214,6 +214,26 @@ RULE_CAPTIONS: dict[str, str] = {
         "Section 5.1: Phys-Mix run as real PyTorch training on Ray under each scheduler (measured,"
         " not simulated), with the measured checkpoint-and-restart latency beside the simulator's "
         "migration cost c."),
+    "leads_by_baseline": (
+        "Which baseline decides each verdict: COMPASS-ABS against each of the six baselines "
+        "alone, per lead claim (its paired lead, 95 % interval, n and the claim's verdict "
+        "against that baseline) and per cell of a win-count claim (its class: win, tie, loss "
+        "or undecided, sign first, then the margin)."),
+    "gap_decomposition": (
+        "Where COMPASS-ABS's AJCT lead comes from: per trace of the overall experiment, its "
+        "lead over FFT and over the strongest of the five other baselines (s per job), split "
+        "into migration pauses, queueing while enough GPUs were free for the head of the "
+        "queue, other queueing and the rest, each with its 95 % bootstrap interval."),
+    "fft_breakeven": (
+        "FFT's break-even: COMPASS-ABS's AJCT (s) and AGU (percentage points) leads over FFT "
+        "at each FFT round length, paired over the overall experiment's samples of the "
+        "sweep's days, with 95 % bootstrap intervals and n; source: FFT's runs from the "
+        "sweep or from the batches (FFT's own round, a round-only variant)."),
+    "fft_paper_fit": (
+        "fft-paper: per FFT round length, FFT's peak partial nodes over the day beside the "
+        "five other baselines', their ratio, and the paper's ratio in the case window "
+        "(section 6.6: 25-50 against 60-80); the chosen round is the one nearest the paper's "
+        "middle, fitted to nothing of COMPASS-ABS's."),
     "claims": (
         "The claims table: every quantitative claim of the paper (and of the REAL openb "
         "experiments) beside the value this run measured, its 95 % paired-bootstrap interval, n "
@@ -300,6 +320,11 @@ class Layout:
     @property
     def runs(self) -> Path:
         return table_path(self.root, "runs", self.table_format)
+
+    def breakeven_runs(self, trace: str) -> Path:
+        """FFT's runs of the break-even sweep on one trace (``breakeven``); ``trace`` may be
+        a wildcard."""
+        return table_path(self.root / "breakeven", trace, self.table_format)
 
     def run_part(self, trace: str, part: int | str) -> Path:
         """One ``simulate`` job's table (the rows of all its groups' batches); ``part`` may
