@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 
 from compass.cluster import ClusterState, PlacementError
 from compass.model import InstanceKey, Job
