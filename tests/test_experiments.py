@@ -509,7 +509,7 @@ def test_run_batch_records_a_failing_scheduler_and_goes_on():
     assert rows.loc["gfs", "status"] == "error"
     assert "no_such_parameter" in rows.loc["gfs", "error"]
     assert rows.loc["first-fit", "status"] == "ok"
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="gfs has no parameter 'no_such_parameter'"):
         run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0), _trace(),
                   RunSettings(("gfs",), 0, {"gfs": {"no_such_parameter": 1}}, "per-event",
                               "raise", "window"), log=lambda line: None)

@@ -330,6 +330,9 @@ class PipelineConfig:
     #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
     #: experiments are replayed apart (``compass.experiments.studies.regime``); empty: none
     regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: outside (plugin) schedulers of ``schedulers`` that the report compares against the
+    #: reference and the strongest baseline (``compass.experiments.plugin_leads``)
+    compare_plugins: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -481,6 +484,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
         **{k: int(v) for k, v in _given(raw, ("samples",)).items()},
         regimes={name: dict(kinds) for name, kinds in (raw.get("regimes") or {}).items()},
+        compare_plugins=_tuple(raw.get("compare_plugins") or ()),
         raw=dict(raw),
     )
     _check_references(cfg)
@@ -514,6 +518,12 @@ def _check_references(cfg: PipelineConfig) -> None:
                           f"ranking). Fix the name, or --config 'baselines={json.dumps(kept)}'")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
+    wrong = [s for s in cfg.compare_plugins
+             if s not in cfg.schedulers or s in cfg.ranked]
+    if wrong:
+        raise ConfigError(f"compare_plugins {wrong}: each must be a scheduler this profile "
+                          f"runs ({list(cfg.schedulers)}) and neither the reference nor a "
+                          "baseline: add it under schedulers (and its module under plugins)")
     for label, v in cfg.run.variants.items():
         if v["scheduler"] not in cfg.baselines or v["scheduler"] not in cfg.schedulers:
             raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "

@@ -204,7 +204,8 @@ PHYSICAL_TABLE = "fig1_physical"
 #: Table 1 is written by a rule, not a notebook.
 TABLE1 = "table1_classes"
 #: report.html's captions of the products that rules, not notebooks, write (Table 1, notebook
-#: 01's physical table, the claims, the paper beside ours, the regime, the extension's leads).
+#: 01's physical table, the claims, the paper beside ours, the regime, the extension's and
+#: the outside schedulers' leads).
 #: A product's caption is one entry: here, or in its notebook's ``Products.captions``.
 RULE_CAPTIONS: dict[str, str] = {
     TABLE1: (
@@ -262,6 +263,13 @@ RULE_CAPTIONS: dict[str, str] = {
         "gives an order (only its case study, section 6.6), that order with where it is stated,"
         " Kendall's tau-b between it and ours, and whether ours agrees, differs or is "
         "undecided."),
+    "plugin_leads": (
+        "Outside schedulers: each scheduler a profile compares under compare_plugins (from a "
+        "plugin, not one of the paper's) on the overall experiment's samples at its eta and c. "
+        "Per trace and metric (AFR, AJCT, AGU): its lead over COMPASS-ABS and over the "
+        "strongest paper baseline (positive: the plugin is better), paired over the samples "
+        "with a 95 % bootstrap interval, n and the reading ahead, behind or undecided. No "
+        "paper claim or verdict uses these runs."),
     "extension_leads": (
         "Beyond the paper: COMPASS-ABS+ (compass-abs-plus, our extension, not one of the paper's "
         "schedulers) on the overall experiment's samples at its eta and c. Per trace: its lead "

@@ -7,6 +7,7 @@ from compass.experiments.gap import GAP_TABLE
 from compass.experiments.studies.extension.config import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.verdict.by_baseline import BY_BASELINE_TABLE
 from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.studies.plugins.leads import PLUGIN_TABLE
 from compass.experiments.ranking import RANKING_TABLE
 from compass.experiments.studies.regime.operating import REGIME_TABLE
 from compass.experiments.studies.regime.config import claims_stem, regime_slug
@@ -32,6 +33,8 @@ BREAKEVEN_FILES = (
 )
 
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
+# outside schedulers against the reference and the strongest baseline (compare_plugins)
+PLUGIN_FILES = table_files(PLAN.tables, PLUGIN_TABLE) if PLAN.config.compare_plugins else []
 # the paper's operating regime for its baselines beside this run's (paper/regime.yaml)
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 # the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
@@ -112,6 +115,26 @@ if EXTENSION_FILES:
         localrule: True
         script:
             "../scripts/extension_leads.py"
+
+
+if PLUGIN_FILES:
+
+    rule plugin_leads:
+        input:
+            config=L.config,
+            runs=L.runs,
+        output:
+            reported(PLUGIN_FILES, "Outside schedulers"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("plugin_leads"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        script:
+            "../scripts/plugin_leads.py"
 
 
 # one rule per regime: its comparison claims judged on its results (claims_<regime>.csv)
@@ -229,6 +252,7 @@ rule report:
         regime_claims=[f for files in REGIME_CLAIMS.values() for f in files],
         stand_in=STAND_IN_FILES,
         extension=EXTENSION_FILES,
+        plugins=PLUGIN_FILES,
         breakeven=BREAKEVEN_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],

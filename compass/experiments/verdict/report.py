@@ -22,6 +22,7 @@ import pandas as pd
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.comparisons import overall_leads
 from compass.experiments.config import PAPER_SCHEDULERS
+from compass.experiments.failed_schedulers import dead_section
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.results import Results
@@ -360,7 +361,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     inputs = ReportInputs(res, table, Path(tables), out)
-    lines = [*_header(res),
+    lines = [*_header(res), *dead_section(res),
              *_findings(table, res, claims, _studies("real data", inputs), Path(tables))[:-1],
              *_studies("findings", inputs), "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
