@@ -56,7 +56,7 @@ def test_notebook_defaults_to_the_busiest_day_and_shows_shapes(tmp_path):
     path = _two_day_trace(tmp_path)
     out = tmp_path / "explore.ipynb"
     papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(tmp_path), progress_bar=False,
-                               parameters={"trace": str(path)})
+                               parameters={"trace": str(path), "day": None})
     text = out.read_text()
     busiest = busiest_day(load_trace(path))
     assert f"on day {busiest} (the busiest)" in text and "days 0..1" in text
