@@ -1,6 +1,6 @@
-"""venus-synth beside REAL Venus (``compass.experiments.studies.venus.stand_in``): every statistic on
-hand-worked day frames, the table's ratio and total-variation row, the outcome filter, and
-the report's reading of which traces are real."""
+"""venus-synth beside REAL Venus (``compass.experiments.studies.venus.stand_in``): every
+statistic on hand-worked day frames, the table's ratio and total-variation row, the outcome
+filter, and the report's reading of which traces are real."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compass.experiments.verdict.report import _data_reading
 from compass.experiments.studies.venus.stand_in import (
     outcome_stats,
     stand_in_regime,
     stand_in_table,
     workload_stats,
 )
+from compass.experiments.verdict.report import _data_reading
 
 
 def _day(rows: list[tuple[float, float, int, int]]) -> pd.DataFrame:
@@ -65,7 +65,8 @@ def test_outcomes_are_the_venus_runs_of_the_days_at_eta_and_cost() -> None:
     runs = pd.DataFrame(rows, columns=["trace", "day", "eta", "cost", "scheduler", "status",
                                        "afr", "agu"])
     assert outcome_stats(runs, [92, 93], 0.9, 8.0) == {
-        ("AFR at eta 0.9", "gfs"): pytest.approx(0.2), ("AGU at eta 0.9", "gfs"): pytest.approx(0.7)}
+        ("AFR at eta 0.9", "gfs"): pytest.approx(0.2),
+        ("AGU at eta 0.9", "gfs"): pytest.approx(0.7)}
 
 
 def test_the_stand_in_regime_and_the_data_reading() -> None:

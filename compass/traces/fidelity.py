@@ -43,10 +43,10 @@ from compass.traces.synthetic import (
     KINDS,
     LOAD_MATCHED,
     MODEL_OF,
-    UNCLAMPED,
     REGIME_BASE,
     SYNTHETIC_PREFIX,
     TRACE_OF,
+    UNCLAMPED,
     kind_knobs,
     wcc_stress_rate,
 )
