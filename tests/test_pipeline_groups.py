@@ -165,7 +165,7 @@ def test_collect_runs_keeps_the_batch_order_whatever_the_groups(tmp_path):
     the profile's order, as when each batch was its own file."""
     def rows(seed: int, etas: list[float]) -> pd.DataFrame:
         return pd.DataFrame([{"trace": "gfs", "day": 26, "eta": eta, "cost": 8.0,
-                              "seed": seed, "scheduler": s}
+                              "seed": seed, "scheduler": s, "status": "ok"}
                              for eta in etas for s in ("mcg", "gfs")])
 
     paths = []
@@ -175,7 +175,7 @@ def test_collect_runs_keeps_the_batch_order_whatever_the_groups(tmp_path):
     collect_runs(paths, str(tmp_path / "runs.csv"))
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert list(runs.itertuples(index=False, name=None)) == [
-        ("gfs", 26, eta, 8.0, seed, s) for eta in (0.85, 0.9) for seed in (0, 1)
+        ("gfs", 26, eta, 8.0, seed, s, "ok") for eta in (0.85, 0.9) for seed in (0, 1)
         for s in ("mcg", "gfs")]
 
 
