@@ -143,10 +143,10 @@ def test_quick_grid_covers_every_experiment_once():
     assert {RunKey("venus", 93, e, 8.0) for e in (0.85, 0.9, 0.95)} <= grid  # Table 3
     assert {RunKey("gfs", 26, 0.9, c) for c in (1.0, 8.0, 10.0)} <= grid  # Fig. 4
     assert RunKey("gfs", 58, 0.9, 1.0) not in grid  # the sweep runs on its own days only
-    # 5 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 2 days at 0.9,
+    # 5 seeds of: gfs 3 days at 0.9 and 2 days at 0.85 and 0.95, venus 5 days at 0.9,
     # physmix 1, the c sweep's 2 traces x 2 extra costs; the base seed alone of the WCC
-    # table's other pairs: gfs 113 and venus's 2 days at 0.85 and 0.95
-    assert len(grid) == 5 * (3 + 4 + 2 + 1 + 4) + 2 + 4
+    # table's other pairs: gfs 113 and venus's 5 days at 0.85 and 0.95
+    assert len(grid) == 5 * (3 + 4 + 5 + 1 + 4) + 2 + 10
     assert RunKey("gfs", 113, 0.95, 8.0, 0) in grid
     assert RunKey("gfs", 113, 0.95, 8.0, 1) not in grid
     assert RunKey("venus", 93, 0.95, 8.0, 1) not in grid
@@ -187,7 +187,7 @@ def test_quick_medium_and_full_replay_the_real_venus_jobs():
     three reviewer profiles: one sample per day, the paper's day numbers, every day of the
     trace with jobs in the full profile (187: the paper's 188 x 3 eta = 564 pairs are 561
     here); GFS stays the SYNTHETIC stand-in without its fetched table."""
-    days = {"quick": (92, 93), "medium": tuple(range(85, 95))}
+    days = {"quick": (92, 93, 94, 95, 96), "medium": tuple(range(85, 95))}
     for name in ("quick", "medium", "full"):
         cfg = parse_config(profile(name))
         traces = {n: resolve_trace(s, ROOT) for n, s in cfg.traces.items()}

@@ -49,7 +49,7 @@ def run_record(name: str = "smoke") -> dict:
     return record
 
 
-@pytest.mark.parametrize("name, groups", [("smoke", 8), ("quick", 30), ("full", 1860)])
+@pytest.mark.parametrize("name, groups", [("smoke", 8), ("quick", 45), ("full", 1860)])
 def test_a_group_is_every_batch_of_one_sample(name, groups):
     p = plan(name)
     assert len(p.groups) == groups
@@ -60,7 +60,7 @@ def test_a_group_is_every_batch_of_one_sample(name, groups):
     assert list(p.groups) == sorted(p.groups)
 
 
-@pytest.mark.parametrize("name, size, jobs", [("smoke", 1, 8), ("quick", 1, 30),
+@pytest.mark.parametrize("name, size, jobs", [("smoke", 1, 8), ("quick", 1, 45),
                                               ("medium", 2, 35), ("full", 10, 187)])
 def test_a_job_is_consecutive_groups_of_one_trace(name, size, jobs):
     """Every group in exactly one job; a job's groups are of one trace, in order, at most
@@ -179,7 +179,7 @@ def test_collect_runs_keeps_the_batch_order_whatever_the_groups(tmp_path):
         for s in ("mcg", "gfs")]
 
 
-@pytest.mark.parametrize("name, groups, size, jobs", [("quick", 22, 1, 22), ("medium", 49, 1, 49),
+@pytest.mark.parametrize("name, groups, size, jobs", [("quick", 25, 1, 25), ("medium", 49, 1, 49),
                                                       ("full", 1147, 10, 116)])
 def test_the_real_venus_plans_group_one_sample_per_real_day(name, groups, size, jobs):
     """The profiles as run (the repository's data/: REAL Venus, one sample per day)."""
