@@ -28,6 +28,7 @@ from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, CacheReport, swee
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,
+    KNOWN_TRACES,
     REMOTE_TRACES,
     FetchError,
     UnverifiedTrace,
@@ -543,7 +544,8 @@ def _add_trace_commands(sub: argparse._SubParsersAction) -> None:
 
     t = _command(tsub, "verify", "check a local real trace is the published file (git blob "
                  "id; a cut file or wrong header is refused)")
-    t.add_argument("name", choices=sorted(REMOTE_TRACES), help="which trace")
+    t.add_argument("name", choices=sorted(KNOWN_TRACES), help="which trace (venus-jobs: the "
+                   "table data/ ships)")
     t.add_argument("--file", default=None, help="the file (default: its place under --dest)")
     t.add_argument("--dest", default=str(DEFAULT_DEST), help="folder")
     t.set_defaults(func=cmd_trace_verify)

@@ -177,3 +177,16 @@ def test_collect_runs_keeps_the_batch_order_whatever_the_groups(tmp_path):
     assert list(runs.itertuples(index=False, name=None)) == [
         ("gfs", 26, eta, 8.0, seed, s) for eta in (0.85, 0.9) for seed in (0, 1)
         for s in ("mcg", "gfs")]
+
+
+@pytest.mark.parametrize("name, groups, size, jobs", [("quick", 22, 1, 22), ("medium", 49, 1, 49),
+                                                      ("full", 1147, 10, 116)])
+def test_the_real_venus_plans_group_one_sample_per_real_day(name, groups, size, jobs):
+    """The profiles as run (the repository's data/: REAL Venus, one sample per day)."""
+    raw = yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())
+    p = make_plan(raw, ROOT)
+    assert p.traces["venus"].origin == "real"
+    assert len(p.groups) == groups and job_size(len(p.groups)) == size
+    assert len(p.jobs) == jobs
+    venus = [g for g in p.groups if g.trace == "venus"]
+    assert len(venus) == len(p.traces["venus"].days) and {g.seed for g in venus} == {0}

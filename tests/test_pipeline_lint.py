@@ -82,13 +82,14 @@ def test_every_reported_product_has_a_caption():
     from compass.experiments.studies.plugins.leads import PLUGIN_TABLE
     from compass.experiments.studies.regime.config import claims_stem
     from compass.experiments.studies.regime.operating import REGIME_TABLE
+    from compass.experiments.studies.venus.stand_in import STAND_IN_TABLE
     from compass.experiments.verdict.by_baseline import BY_BASELINE_TABLE
     from compass.experiments.verdict.claims import CLAIMS_TABLE
     from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
 
     rules = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, PAPER_VS_OURS_TABLE,
              REGIME_TABLE, RANKING_TABLE, BY_BASELINE_TABLE, GAP_TABLE, BREAKEVEN_TABLE,
-             FIT_TABLE, BREAKEVEN_FIGURE, PLUGIN_TABLE}
+             FIT_TABLE, BREAKEVEN_FIGURE, PLUGIN_TABLE, STAND_IN_TABLE}
     assert set(RULE_CAPTIONS) == rules  # no caption of a product nobody writes
     stems = {*rules, *PRODUCTS.figures, *PRODUCTS.tables}
     for products in NOTEBOOKS.values():

@@ -66,7 +66,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class RealTrace:
-    """A downloaded trace file (``compass trace fetch``) and its loader format.
+    """A real trace file (fetched by ``compass trace fetch``, or shipped in data/), its
+    loader format and the loader's ``options`` (e.g. helios ``origin``).
 
     ``trust_local`` (the profile's top-level key): replay the file even when it is not the
     published one (``compass trace verify``), labelled "unverified local file".
@@ -75,24 +76,40 @@ class RealTrace:
     path: str
     format: str = "auto"
     trust_local: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def derived(self) -> str:
+        """How the format's file departs from the upstream log ("" for none or auto)."""
+        from compass.traces.formats import formats
+        fmt = formats().get(self.format)
+        return fmt.derived if fmt is not None else ""
 
 
 @dataclass(frozen=True)
 class TraceSpec:
     """One of the paper's traces as a profile asks for it.
 
-    ``days``: a list of day indices, ``"all"``, or ``{start, stop, step}`` (stop exclusive,
-    None for the trace's end). ``hours``: the part of each day replayed, [h0, h1) hours
-    (0-24: the whole day). ``nodes``: a fixed cluster size instead of N(eta) (eq. 13).
+    ``real``: the real source, or several tried in order (the first present one is
+    replayed). ``days``: a list of day indices, ``"all"``, or ``{start, stop, step}`` (stop
+    exclusive, None for the trace's end). ``hours``: the part of each day replayed, [h0, h1)
+    hours (0-24: the whole day). ``nodes``: a fixed cluster size instead of N(eta) (eq. 13).
     """
 
     name: str
     synthetic: str
-    real: RealTrace | None = None
+    real: RealTrace | tuple[RealTrace, ...] | None = None
     use_real: Literal["auto", "never"] = "auto"
     days: DaySelection = "all"
     hours: tuple[float, float] = (0.0, 24.0)
     nodes: int | None = None
+
+    @property
+    def sources(self) -> tuple[RealTrace, ...]:
+        """The real sources in the order they are tried (none: SYNTHETIC only)."""
+        if self.real is None:
+            return ()
+        return self.real if isinstance(self.real, tuple) else (self.real,)
 
 
 @dataclass(frozen=True)
@@ -105,32 +122,48 @@ class ResolvedTrace:
     note: str | None = None
     #: a real file that is not the published one, replayed because the profile trusts it
     unverified: bool = False
+    #: the real source replayed (index into ``spec.sources``)
+    source_index: int = 0
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     @property
+    def source(self) -> RealTrace | None:
+        """The real source replayed (None for a SYNTHETIC trace)."""
+        return self.spec.sources[self.source_index] if self.origin == "real" else None
+
+    @property
     def label(self) -> str:
-        """What every figure, table and the report say about the data (SYNTHETIC or real)."""
-        if self.origin == "real":
-            path = self.spec.real.path  # type: ignore[union-attr]
+        """What every figure, table and the report say about the data (SYNTHETIC or real,
+        and how a derived real table departs from the upstream log)."""
+        source = self.source
+        if source is not None:
+            derived = f"; {source.derived}" if source.derived else ""
             trust = ", unverified local file" if self.unverified else ""
-            return f"real {self.spec.name} ({path}{trust})"
+            return f"real {self.spec.name} ({source.path}{derived}{trust})"
         return f"SYNTHETIC {self.spec.synthetic}"
 
     def record(self) -> dict[str, Any]:
         """JSON-ready form (``from_record`` reads it back)."""
+        spec = asdict(self.spec)
+        spec["real"] = [asdict(s) for s in self.spec.sources] or None
         return {"origin": self.origin, "days": list(self.days), "note": self.note,
-                "label": self.label, "spec": asdict(self.spec), "unverified": self.unverified}
+                "label": self.label, "spec": spec, "unverified": self.unverified,
+                "source_index": self.source_index}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> ResolvedTrace:
         spec = dict(record["spec"])
-        spec["real"] = RealTrace(**spec["real"]) if spec.get("real") else None
+        real = spec.get("real")
+        sources = tuple(RealTrace(**r) for r in (real if isinstance(real, list)
+                                                  else [real] if real else []))
+        spec["real"] = sources if len(sources) > 1 else sources[0] if sources else None
         spec["hours"] = tuple(spec["hours"])
         return cls(TraceSpec(**spec), record["origin"], tuple(record["days"]),
-                   record.get("note"), bool(record.get("unverified", False)))
+                   record.get("note"), bool(record.get("unverified", False)),
+                   int(record.get("source_index", 0)))
 
 
 @dataclass(frozen=True)
@@ -361,10 +394,12 @@ def _trace(name: str, raw: Mapping[str, Any], trust_local: bool = False) -> Trac
         if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
             raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
         optional["hours"] = hours
+    sources = tuple(RealTrace(r["path"], trust_local=trust_local,
+                              **_given(r, ("format", "options")))
+                    for r in (real if isinstance(real, list) else [real] if real else []))
     return TraceSpec(
         name=name, synthetic=raw["synthetic"],
-        real=RealTrace(real["path"], trust_local=trust_local, **_given(real, ("format",)))
-        if real else None,
+        real=sources if len(sources) > 1 else sources[0] if sources else None,
         **optional,
     )
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from compass.experiments.config import DaySelection, ResolvedTrace, TraceSpec
+from compass.experiments.config import DaySelection, RealTrace, ResolvedTrace, TraceSpec
 from compass.traces import CANONICAL_COLUMNS, load_trace
 from compass.traces import windows as W
-from compass.traces.fetch import REMOTE_TRACES, UnverifiedTrace, verify_trace
+from compass.traces.fetch import KNOWN_TRACES, UnverifiedTrace, published_name, verify_trace
 from compass.traces.synthetic import day_plans, synthesize
 
 #: Columns a day file keeps: the canonical schema plus where each job came from.
@@ -25,44 +25,52 @@ DAY_COLUMNS = [*CANONICAL_COLUMNS, "source"]
 
 
 def resolve_trace(spec: TraceSpec, root: Path = Path(".")) -> ResolvedTrace:
-    """Use the real file when the profile allows it and it is present, else the synthetic kind.
+    """Use the first present real source when the profile allows it, else the synthetic kind.
 
-    A missing real file is not an error: the trace falls back to SYNTHETIC data with a note
-    that the Snakefile prints and the report repeats. A present one must be the published
-    file (``check_real_file``), else the plan stops, unless the profile trusts it.
+    The sources are tried in the profile's order (Venus: the full HeliosData log when it was
+    fetched, else the derived table data/ ships). None present is not an error: the trace
+    falls back to SYNTHETIC data with a note that the Snakefile prints and the report
+    repeats. A present one must be the published file (``check_real_file``), else the plan
+    stops, unless the profile trusts it.
     """
     note = None
-    if spec.real is not None and spec.use_real == "auto":
-        path = root / spec.real.path
-        if path.exists():
-            unverified = check_real_file(spec, path)
-            frame = load_trace(path, spec.real.format)
+    if spec.sources and spec.use_real == "auto":
+        for index, real in enumerate(spec.sources):
+            path = root / real.path
+            if not path.exists():
+                continue
+            unverified = check_real_file(spec, path, real)
+            frame = load_trace(path, real.format, **real.options)
             present = sorted({w.day for w in W.day_windows(frame)
                               if not W.jobs_in_window(frame, w).empty})
             note = (f"UNVERIFIED: {unverified}; replayed because the profile sets "
                     "trust_local: true, and labelled \"unverified local file\" everywhere"
                     if unverified else None)
             return ResolvedTrace(spec, "real", select_days(spec.days, present), note,
-                                 unverified=unverified is not None)
-        note = (f"FALLBACK: real trace {spec.real.path} not found; {spec.name} uses SYNTHETIC "
+                                 unverified=unverified is not None, source_index=index)
+        paths = " or ".join(s.path for s in spec.sources)
+        note = (f"FALLBACK: real trace {paths} not found; {spec.name} uses SYNTHETIC "
                 f"{spec.synthetic} (fetch it with `compass trace fetch {spec.name}`)")
     days = [p.day for p in day_plans(spec.synthetic)]
     return ResolvedTrace(spec, "synthetic", select_days(spec.days, days), note)
 
 
-def check_real_file(spec: TraceSpec, path: Path) -> str | None:
-    """None when ``path`` is the published file of trace ``spec.name`` (``verify_trace``);
-    else why not, when the profile sets ``trust_local``. Raises ``UnverifiedTrace`` (not
-    published, not trusted) or ``TraceError`` (cut mid-line, wrong header: never replayed)."""
-    trust = spec.real is not None and spec.real.trust_local
-    if spec.name not in REMOTE_TRACES:
+def check_real_file(spec: TraceSpec, path: Path, real: RealTrace | None = None) -> str | None:
+    """None when ``path`` is the published file of its source (``verify_trace`` under
+    ``published_name``: the shipped table of its format, else trace ``spec.name``); else why
+    not, when the profile sets ``trust_local``. Raises ``UnverifiedTrace`` (not published,
+    not trusted) or ``TraceError`` (cut mid-line, wrong header: never replayed)."""
+    real = real if real is not None else spec.sources[0]
+    trust = real.trust_local
+    name = published_name(spec.name, real.format)
+    if name not in KNOWN_TRACES:
         why = (f"{path}: no published file of a trace named {spec.name!r} to check it against "
-               f"(published: {', '.join(sorted(REMOTE_TRACES))})")
+               f"(published: {', '.join(sorted(KNOWN_TRACES))})")
         if not trust:
             raise UnverifiedTrace(f"{why}; set trust_local: true in the profile to replay it, "
                                   "labelled \"unverified local file\"")
         return why
-    return verify_trace(spec.name, path, trust_local=trust).problem
+    return verify_trace(name, path, trust_local=trust).problem
 
 
 def select_days(selection: DaySelection, present: Sequence[int]) -> tuple[int, ...]:
@@ -85,12 +93,12 @@ def select_days(selection: DaySelection, present: Sequence[int]) -> tuple[int, .
 def write_canonical(trace: ResolvedTrace, path: Path) -> None:
     """Check the real file again (``check_real_file``: it may have been replaced since the
     plan), load it once (the loader's drop rules apply) and keep it as canonical CSV."""
-    spec, real = trace.spec, trace.spec.real
+    spec, real = trace.spec, trace.source
     assert real is not None, "only real traces have a canonical CSV"
-    if (check_real_file(spec, Path(real.path)) is not None) != trace.unverified:
+    if (check_real_file(spec, Path(real.path), real) is not None) != trace.unverified:
         raise UnverifiedTrace(f"{real.path} changed since the pipeline was planned (verified "
                               "then and not now, or the reverse): run the pipeline again")
-    frame = load_trace(real.path, real.format)
+    frame = load_trace(real.path, real.format, **real.options)
     path.parent.mkdir(parents=True, exist_ok=True)
     frame[DAY_COLUMNS].to_csv(path, index=False)
 

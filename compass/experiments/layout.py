@@ -251,6 +251,11 @@ RULE_CAPTIONS: dict[str, str] = {
         " on the composition days, the GFS AGU level, the case window's partial nodes, empty nodes"
         " and GPU utilisation, the share of stalled samples) beside the value this run measured, "
         "with its interval; COMPASS-ABS's own GFS AGU is shown as held out."),
+    "venus_synth_vs_real": (
+        "How close was venus-synth? The SYNTHETIC stand-in (each seed a sample) beside REAL Venus "
+        "on the same days: jobs and GPU-seconds per day, instance shares by g, job shares by w, "
+        "duration quantiles, arrivals by hour of day (and their total-variation distance), and "
+        "each scheduler's AFR and AGU on both when the profile replays venus-synth as a regime."),
     "baseline_ranking": (
         "Do the baselines rank as in the paper? Per group (an experiment's trace, condition and"
         " metric), the six baselines ordered by their mean over the samples, each one's share "

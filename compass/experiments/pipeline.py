@@ -187,8 +187,8 @@ class Plan:
 
     def raw_file(self, trace: str) -> list[Path]:
         """The real file a trace's canonical CSV is made from (none for synthetic traces)."""
-        spec = self.traces[trace].spec
-        return [Path(spec.real.path)] if self.traces[trace].origin == "real" and spec.real else []
+        source = self.traces[trace].source
+        return [Path(source.path)] if source is not None else []
 
     def physical_canonical(self) -> list[Path]:
         """The canonical CSV the physical runs read (none for a scenario or synthetic trace)."""
@@ -218,9 +218,10 @@ def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
         raise ConfigError(f"plugins: {err}") from None
     cfg = parse_config(raw)
     for name, spec in cfg.traces.items():
-        if spec.real and spec.real.format != "auto" and spec.real.format not in formats():
-            raise ConfigError(f"traces.{name}.real.format: unknown trace format "
-                              f"{spec.real.format!r}; 'auto' or one of {sorted(formats())}")
+        for real in spec.sources:
+            if real.format != "auto" and real.format not in formats():
+                raise ConfigError(f"traces.{name}.real.format: unknown trace format "
+                                  f"{real.format!r}; 'auto' or one of {sorted(formats())}")
     physical = cfg.experiments.physical
     check_schedulers([*cfg.schedulers, *(physical.schedulers if physical else ())], available())
     traces = {name: resolve_trace(spec, root) for name, spec in cfg.traces.items()}

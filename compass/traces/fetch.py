@@ -9,11 +9,16 @@ listed blob id; a zip source is verified as a whole, then the member is unpacked
 and the pipeline before it replays one): its blob id must be the published file's (or that
 of the member ``fetch_trace`` unpacked from a verified archive, as its provenance records).
 A file cut mid-line or without its format's columns is refused even when trusted.
+
+``SHIPPED_TRACES`` are real tables data/ ships compressed (the derived per-job Venus table):
+``verify_trace`` checks the git blob id of their uncompressed content against the upstream
+file's, so a recompressed copy still verifies.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
@@ -24,7 +29,7 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-from compass.traces.formats import alibaba_spot, helios
+from compass.traces.formats import alibaba_spot, helios, helios_jobs
 from compass.traces.schema import TraceError
 
 #: Where fetched traces go by default (git-ignored).
@@ -93,8 +98,39 @@ REMOTE_TRACES: dict[str, RemoteTrace] = {
 }
 
 
+
+@dataclass(frozen=True)
+class ShippedTrace:
+    """A real table data/ ships gzip-compressed: its repository path, loader format, and the
+    git blob id of its uncompressed content (the upstream file's, at ``published``)."""
+
+    name: str
+    path: str
+    format: str
+    blob_id: str
+    published: str
+
+
+SHIPPED_TRACES: dict[str, ShippedTrace] = {
+    "venus-jobs": ShippedTrace(
+        "venus-jobs", f"data/{helios_jobs.SHIPPED}", helios_jobs.FORMAT,
+        "bc2495db1115b4d4d3cc7480d45be229bd2b11af",
+        "https://raw.githubusercontent.com/mystous/gpu_scheduler/"
+        "e432905d20fe6d73ff4d3c88f51881eb3d95feef/sim/helios_trace.csv"),
+}
+#: Every trace ``verify_trace`` knows, by name.
+KNOWN_TRACES = (*REMOTE_TRACES, *SHIPPED_TRACES)
+
+
+def published_name(trace: str, format: str) -> str:
+    """The name a real source of trace ``trace`` in ``format`` is verified as: the shipped
+    table of that format when there is one (``venus-jobs``), else the trace's own name."""
+    return next((t.name for t in SHIPPED_TRACES.values() if t.format == format), trace)
+
+
 #: Columns each format's loader needs: a header without them is not the trace.
-_REQUIRED = {helios.FORMAT: helios.REQUIRED, alibaba_spot.FORMAT: alibaba_spot.REQUIRED}
+_REQUIRED = {helios.FORMAT: helios.REQUIRED, alibaba_spot.FORMAT: alibaba_spot.REQUIRED,
+             helios_jobs.FORMAT: helios_jobs.REQUIRED}
 _TAIL_BYTES = 1 << 16
 
 
@@ -106,6 +142,21 @@ def git_blob_id(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def content_blob_id(path: str | Path) -> tuple[str, int]:
+    """The git blob id and size of a gzip file's uncompressed content (``zcat | git
+    hash-object --stdin``); a file that is not gzip is a ``TraceError``."""
+    try:
+        with gzip.open(path, "rb") as f:
+            size = sum(len(chunk) for chunk in iter(lambda: f.read(1 << 20), b""))
+        digest = hashlib.sha1(f"blob {size}\0".encode())
+        with gzip.open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    except (OSError, EOFError) as err:
+        raise TraceError(str(path), f"not a readable gzip file ({err})") from None
+    return digest.hexdigest(), size
 
 
 def _download(source: RemoteFile, part: Path, timeout: float) -> None:
@@ -198,9 +249,13 @@ class Verification:
         """Why the file is not the published one (None when it is)."""
         if self.verified:
             return None
-        return (f"{self.path} is not the published {self.name} trace: blob id {self.blob_id} "
+        what = ("the uncompressed content's blob id" if self.name in SHIPPED_TRACES
+                else "blob id")
+        published = (SHIPPED_TRACES[self.name] if self.name in SHIPPED_TRACES
+                     else REMOTE_TRACES[self.name]).published
+        return (f"{self.path} is not the published {self.name} trace: {what} {self.blob_id} "
                 f"({self.size:,} bytes), expected {self.expected} (`git hash-object` of "
-                f"{REMOTE_TRACES[self.name].published})")
+                f"{published})")
 
     @property
     def message(self) -> str:
@@ -208,9 +263,11 @@ class Verification:
         if self.problem is None:
             return (f"{self.path}: the published {self.name} trace (blob id {self.blob_id}, "
                     f"{self.size:,} bytes)")
-        return (f"{self.problem}. Fetch it again (compass trace fetch {self.name} --force), "
-                "or set trust_local: true in the profile to replay it anyway, labelled "
-                "\"unverified local file\"")
+        again = (f"restore it (git checkout -- {SHIPPED_TRACES[self.name].path})"
+                 if self.name in SHIPPED_TRACES
+                 else f"fetch it again (compass trace fetch {self.name} --force)")
+        return (f"{self.problem}. {again.capitalize()}, or set trust_local: true in the "
+                "profile to replay it anyway, labelled \"unverified local file\"")
 
 
 def verify_trace(name: str, path: str | Path | None = None, *, dest: str | Path = DEFAULT_DEST,
@@ -221,8 +278,10 @@ def verify_trace(name: str, path: str | Path | None = None, *, dest: str | Path 
     is not the published file, unless ``trust_local``; ``TraceError`` when it is missing,
     cut mid-line or lacks its format's columns (even if trusted).
     """
+    if name in SHIPPED_TRACES:
+        return _verify_shipped(SHIPPED_TRACES[name], path, trust_local)
     if name not in REMOTE_TRACES:
-        raise ValueError(f"unknown trace {name!r}; choose one of {sorted(REMOTE_TRACES)}")
+        raise ValueError(f"unknown trace {name!r}; choose one of {sorted(KNOWN_TRACES)}")
     spec = REMOTE_TRACES[name]
     path = Path(path) if path is not None else Path(dest) / spec.target
     if not path.is_file():
@@ -234,6 +293,19 @@ def verify_trace(name: str, path: str | Path | None = None, *, dest: str | Path 
         return found
     check_structure(path, spec.format)
     if not trust_local:
+        raise UnverifiedTrace(found.message)
+    return found
+
+
+def _verify_shipped(spec: ShippedTrace, path: str | Path | None,
+                    trust_local: bool) -> Verification:
+    """``verify_trace`` of a shipped table (default: its place in the repository)."""
+    path = Path(path) if path is not None else Path(spec.path)
+    if not path.is_file():
+        raise TraceError(str(path), f"file not found (restore it: git checkout -- {spec.path})")
+    blob, size = content_blob_id(path)
+    found = Verification(spec.name, path, blob, size, spec.blob_id, blob == spec.blob_id)
+    if not found.verified and not trust_local:
         raise UnverifiedTrace(found.message)
     return found
 

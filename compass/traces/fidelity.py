@@ -46,6 +46,7 @@ from compass.traces.synthetic import (
     REGIME_BASE,
     SYNTHETIC_PREFIX,
     TRACE_OF,
+    UNCLAMPED,
     kind_knobs,
     wcc_stress_rate,
 )
@@ -388,6 +389,19 @@ def _regime_checks(frame: pd.DataFrame, kind: str) -> list[Check]:
     ]
 
 
+def _unclamped_checks(frame: pd.DataFrame) -> list[Check]:
+    """venus-unclamped: its imputed durations' mean past 48 h against the tail mean that
+    restores the Helios summary's GPU-time (an exponential mean: SIGMAS standard errors)."""
+    from compass.traces import unclamped
+    target = unclamped.tail_mean_s(unclamped.real_jobs())
+    past = frame["duration"].to_numpy()[unclamped.clamped(frame)] - unclamped.CLAMP_S
+    n = max(past.size, 1)
+    source = "Helios summary GPU-time (venus_summary.csv) over the clamped jobs' GPUs"
+    return [Check("mean imputed duration past 48 h (s)", target,
+                  float(past.mean()) if past.size else float("nan"),
+                  SIGMAS * target / math.sqrt(n), source)]
+
+
 def calibration_checks(frame: pd.DataFrame) -> pd.DataFrame:
     """Targets beside generated values for a synthetic trace (kind read from ``source``).
 
@@ -396,6 +410,8 @@ def calibration_checks(frame: pd.DataFrame) -> pd.DataFrame:
     kind = _kind_of(frame)
     if kind == "physmix":
         checks = _physmix(frame)
+    elif kind == UNCLAMPED:
+        checks = _unclamped_checks(frame)
     elif kind in REGIME_BASE:  # REGIME_EXEMPT says what is not checked, and why
         checks = [*_arrival_checks(frame, trace_model(MODEL_OF[kind]),
                                    f"{TRACE_OF[kind].upper()} arrivals by day/hour"),

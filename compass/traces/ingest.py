@@ -41,6 +41,10 @@ class LoadReport:
     rows_kept: int
     dropped: Mapping[str, int] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: kept jobs counted by the rule that shaped them (e.g. a split rule), and other counts
+    rules: Mapping[str, int] = field(default_factory=dict)
+    #: how the trace's days map to calendar days, when the loader knows it
+    calendar: str | None = None
 
     def __post_init__(self) -> None:
         if self.rows_read != self.rows_kept + sum(self.dropped.values()):
@@ -60,6 +64,9 @@ class LoadReport:
     def __str__(self) -> str:
         lines = [f"{self.path} ({self.format}): read {self.rows_read}, kept {self.rows_kept}"]
         lines += [f"  dropped {n} ({reason})" for reason, n in self.dropped.items()]
+        lines += [f"  counted {n} ({rule})" for rule, n in self.rules.items()]
+        if self.calendar:
+            lines.append(f"  calendar: {self.calendar}")
         if self.options:
             lines.append("  options: " + ", ".join(f"{k}={v!r}" for k, v in self.options.items()))
         return "\n".join(lines)

@@ -26,6 +26,9 @@ kept for workload-sensitivity comparisons; it draws from the same random streams
 the fitted knobs of ``data/calibration/paper_regime.yaml`` (``compass.traces.regime_knobs``)
 toward the regime the paper reports for its baselines. Any kind takes explicit ``knobs``.
 
+``venus-unclamped`` is no draw from a model: the real Venus jobs of data/'s derived table,
+the durations its converter clamped at 48 h given a seeded tail (``compass.traces.unclamped``).
+
 Randomness: one numpy stream per (seed, kind, day, purpose), so a day is the same whichever
 range it is generated in. Every frame says ``synthetic:<kind>`` in its ``source`` column.
 """
@@ -48,7 +51,9 @@ from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
 from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances, day_window
 
 KINDS = ("venus-synth", "gfs-synth", "physmix", "gfs-synth-indep", "gfs-paper-regime",
-         "venus-paper-regime")
+         "venus-paper-regime", "venus-unclamped")
+#: The kind that is the real Venus jobs with imputed tails (``compass.traces.unclamped``).
+UNCLAMPED = "venus-unclamped"
 #: The paper-regime kinds and the calibrated kind each reshapes (its days, streams, model).
 REGIME_BASE = {"gfs-paper-regime": "gfs-synth", "venus-paper-regime": "venus-synth"}
 #: Prefix of the ``source`` column of every synthetic frame.
@@ -139,6 +144,10 @@ def day_plans(kind: str, days: int | None = None, start_day: int = 0,
     """The plan of each day ``start_day .. start_day + days - 1`` (None: to the span's end)."""
     if kind not in KINDS:
         raise ValueError(f"unknown synthetic kind {kind!r}; choose one of {KINDS}")
+    if kind == UNCLAMPED:
+        frame = _unclamped().synthesize_unclamped(days, start_day, seed)
+        counts = (frame["submit_time"] // DAY_SECONDS).astype(int).value_counts()
+        return [DayPlan(int(d), int(n), "base") for d, n in sorted(counts.items())]
     span = _trace_days(kind, days, start_day)
     if kind == "physmix":
         return [DayPlan(d, PHYSMIX_JOBS_PER_DAY, "base") for d in span]
@@ -249,6 +258,12 @@ def _generate_day(kind: str, model: TraceModel | None, plan: DayPlan,
     return columns
 
 
+def _unclamped():
+    """``compass.traces.unclamped``, imported on use (it reads data/)."""
+    from compass.traces import unclamped
+    return unclamped
+
+
 def kind_knobs(kind: str) -> RegimeKnobs:
     """The knobs a kind is reshaped by: the fitted ones of a paper-regime kind
     (``data/calibration/paper_regime.yaml``), none for the others."""
@@ -269,6 +284,10 @@ def synthesize(kind: str, days: int | None = None, start_day: int = 0,
     Canonical columns plus ``source_id`` ("<kind>/s<seed>/d<day>/<k>"), ``source``
     ("synthetic:<kind>"), ``scenario`` (the day's plan) and, for physmix, ``workload``.
     """
+    if kind == UNCLAMPED:
+        if knobs is not None and not knobs.identity:
+            raise ValueError(f"{kind} replays the real jobs: it takes no knobs")
+        return _unclamped().synthesize_unclamped(days, start_day, seed)
     plans = day_plans(kind, days, start_day, seed)
     model = None if kind == "physmix" else trace_model(MODEL_OF[kind])
     knobs = kind_knobs(kind) if knobs is None else knobs

@@ -11,6 +11,7 @@ from compass.experiments.studies.plugins.leads import PLUGIN_TABLE
 from compass.experiments.ranking import RANKING_TABLE
 from compass.experiments.studies.regime.operating import REGIME_TABLE
 from compass.experiments.studies.regime.config import claims_stem, regime_slug
+from compass.experiments.studies.venus.stand_in import STAND_IN_TABLE, stand_in_regime
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
@@ -40,6 +41,11 @@ REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 RANKING_FILES = table_files(PLAN.tables, RANKING_TABLE)
 # each sensitivity regime's comparison claims (common.smk's REGIME_PLANS), beside claims.csv
 REGIME_CLAIMS = {name: table_files(PLAN.tables, claims_stem(name)) for name in REGIME_PLANS}
+# venus-synth beside REAL Venus on the same days (when Venus is REAL); its outcome rows from
+# the regime that replays venus-synth, when the profile has one
+STAND_IN_FILES = (table_files(PLAN.tables, STAND_IN_TABLE)
+                  if "venus" in PLAN.traces and PLAN.traces["venus"].origin == "real" else [])
+STAND_IN_REGIME = stand_in_regime(PLAN.config.regimes)
 
 
 rule claims:
@@ -186,6 +192,32 @@ rule regime:
         "../scripts/regime.py"
 
 
+if STAND_IN_FILES:
+
+    rule stand_in:
+        input:
+            config=L.config,
+            runs=L.runs,
+            canonical=PLAN.canonical("venus"),
+            regime_config=[REGIME_PLANS[STAND_IN_REGIME].layout.config] if STAND_IN_REGIME else [],
+            regime_runs=[REGIME_PLANS[STAND_IN_REGIME].layout.runs] if STAND_IN_REGIME else [],
+        output:
+            reported(STAND_IN_FILES, "Claims"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("stand_in"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            regime_results=lambda wc, input: (
+                folder(input.regime_config[0]) if input.regime_config else ""
+            ),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        script:
+            "../scripts/stand_in.py"
+
+
 rule baseline_ranking:
     input:
         rankings=BASE / "paper" / "paper_rankings.yaml",
@@ -218,6 +250,7 @@ rule report:
         regime=REGIME_FILES,
         ranking=RANKING_FILES,
         regime_claims=[f for files in REGIME_CLAIMS.values() for f in files],
+        stand_in=STAND_IN_FILES,
         extension=EXTENSION_FILES,
         plugins=PLUGIN_FILES,
         breakeven=BREAKEVEN_FILES,

@@ -137,12 +137,11 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
     frame = table[table["variant"] == DEFAULT_VARIANT]
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
-    synthetic = any(t.origin == "synthetic" for t in res.traces.values())
+    real_traces = [t.name for t in res.traces.values() if t.origin == "real"]
+    stand_ins = [t.name for t in res.traces.values() if t.origin == "synthetic"]
     lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table, tables),
              "**Details.**", "",
-             f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
-                                           "SYNTHETIC stand-ins, not on the paper's traces."
-                                           if synthetic else "Real traces."),
+             f"- Data: {res.label()}. " + _data_reading(real_traces, stand_ins),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" of {len(frame)} claims."]
     lines += real
@@ -188,6 +187,18 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
                      + (" (" + ", ".join(f"`{i}`: {base[i]} -> {mine[i]}" for i in changed)
                         + ")" if changed else "") + " (section \"Sensitivity\").")
     return [*lines, ""]
+
+
+def _data_reading(real: Sequence[str], stand_ins: Sequence[str]) -> str:
+    """Which comparisons rest on real jobs and which on SYNTHETIC stand-ins."""
+    if not stand_ins:
+        return "Real traces."
+    if not real:
+        return ("Every comparison is between schedulers on the SYNTHETIC stand-ins, not on "
+                "the paper's traces.")
+    return (f"The comparisons on {', '.join(real)} replay real jobs; those on "
+            f"{', '.join(stand_ins)} are between schedulers on SYNTHETIC stand-ins, not on "
+            "the paper's traces.")
 
 
 def _afr_leads(res: Results) -> list[str]:
@@ -311,14 +322,20 @@ def _header(res: Results) -> list[str]:
         *[f"- **{t.name}**: {t.label}, {len(t.days)} day(s)"
           + (f", hours {t.spec.hours[0]:g}-{t.spec.hours[1]:g}" if t.spec.hours != (0, 24)
              else "") for t in traces],
-        *[f"- **{t.note}**" for t in traces if t.note], "",
+        *[f"- **{t.note}**" for t in traces if t.note],
+        *[f"- {t.name} sources, tried in order (the first present one is replayed): "
+          + "; ".join(f"`{s.path}` ({s.format}{', ' + s.derived if s.derived else ''})"
+                      for s in t.spec.sources) for t in traces if len(t.spec.sources) > 1],
+        "",
     ]
     synthetic = [t.spec.synthetic for t in traces if t.origin == "synthetic"]
     if synthetic:
         lines += ["**SYNTHETIC data.** " + ", ".join(synthetic) + " are synthetic stand-ins "
                   "calibrated to published statistics of the real traces (docs/traces.md). "
-                  "Every value below measures the schedulers on them, not the paper's traces; "
-                  "a verdict says whether the paper's claim holds on this data.", ""]
+                  "Every value below " + ("on those traces " if len(synthetic) < len(traces)
+                                          else "") + "measures the schedulers on them, not "
+                  "the paper's traces; a verdict says whether the paper's claim holds on this "
+                  "data.", ""]
     missing = [s for s in PAPER_SCHEDULERS if s not in set(res.runs["scheduler"])]
     if missing:
         lines += [f"Not run in this profile: {', '.join(missing)} (claims about them have "

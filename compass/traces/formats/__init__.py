@@ -28,6 +28,9 @@ class TraceFormat:
     signature: frozenset[str]
     load: Loader
     description: str
+    #: how the format's file departs from the upstream log (e.g. "derived: durations
+    #: clamped at 48 h"): every label of a replay of it says so; empty: the upstream file
+    derived: str = ""
 
 
 _FORMATS: dict[str, TraceFormat] = {}

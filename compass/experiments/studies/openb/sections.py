@@ -1,5 +1,5 @@
 """The openb study's line in the report's findings (paper/REPRODUCTION.md): its claims,
-the only comparisons on real data, registered with the verdict wing
+comparisons on real data, registered with the verdict wing
 (``registry.report_section``)."""
 
 from __future__ import annotations
@@ -17,6 +17,6 @@ def real_data(inputs: ReportInputs) -> list[str]:
         ["no data", "not measured"])]
     if not len(real):
         return []
-    return [f"- **Real data** ({LABEL}, the only real-trace comparison here): "
+    return [f"- **Real data** ({LABEL}): "
             + "; ".join(f"`{r.id}` {r.verdict} ({r.ours_text.removeprefix(f'{LABEL}: ')})"
                         for r in real.itertuples()) + "."]
