@@ -26,7 +26,7 @@ from compass.oracle.fragmentation import wcc_holds
 from compass.schedulers import create
 from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
-    Plan,
+    MovePlan,
     apply_plan,
     candidate_nodes,
     find_fill,
@@ -394,7 +394,7 @@ def _orderable(room: dict[int, int], moves) -> bool:
 MOST = 4
 
 
-def assert_cheapest(plan: Plan | None, expected: tuple[int, int] | None) -> None:
+def assert_cheapest(plan: MovePlan | None, expected: tuple[int, int] | None) -> None:
     """``expected``: the brute force's best over <= MOST units. A plan of more units may
     beat it (then the brute force found something no cheaper, or nothing)."""
     if plan is None:

@@ -22,9 +22,9 @@ from compass.experiments.migrations import (
     operator_moves,
     operator_shares,
 )
+from compass.experiments.peak_windows import metric_windows, window_leads
 from compass.experiments.results import Results
 from compass.experiments.runs import common_window_metrics, run_batch
-from compass.experiments.windows import metric_windows, window_leads
 from compass.traces import demo_trace
 
 

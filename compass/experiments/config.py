@@ -19,6 +19,7 @@ from typing import Any, Literal
 from compass.schedulers import names_with_role
 from compass.schedulers.estimates import ESTIMATES
 from compass.sim.table_files import DEFAULT_FORMAT
+from compass.sweeping import OnError
 from compass.traces.synthetic import KINDS as SYNTHETIC_KINDS
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
@@ -55,7 +56,6 @@ def lane_runs(extension: Sequence[str], estimates: Sequence[str],
     return out
 
 Demand = Literal["window", "support"]
-OnError = Literal["record", "raise"]
 #: Days of a trace: a list of indices, "all", or {start, stop, step}.
 DaySelection = list[int] | str | dict[str, int | None]
 

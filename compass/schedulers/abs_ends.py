@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from compass.schedulers.abs_moves import Plan, Unit, candidate_nodes, room, units_on
+from compass.schedulers.abs_moves import MovePlan, Unit, candidate_nodes, room, units_on
 from compass.schedulers.abs_space import AbsSpace
 
 #: Most targets (least room first) and most other sources (most room first) one search
@@ -28,7 +28,7 @@ MAX_NODES = 16
 
 
 def aligned_fill(space: AbsSpace, end_of: Callable[[int], float],
-                 max_nodes: int = MAX_NODES) -> Plan | None:
+                 max_nodes: int = MAX_NODES) -> MovePlan | None:
     """The one-job, one-instance fill (a unit of one instance, a 1-GPU instance or an anchor
     without fillers, moved from a partial node into another whose room it fills exactly,
     which has no open slot vacancy) that empties its source if any does, then leaves the
@@ -58,4 +58,4 @@ def aligned_fill(space: AbsSpace, end_of: Callable[[int], float],
     if best is None:
         return None
     _, u, t = best
-    return Plan(((u, t),), 1, 1)
+    return MovePlan(((u, t),), 1, 1)

@@ -57,7 +57,7 @@ class Unit:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class MovePlan:
     """Migrations that make room for the head: ``moves`` ((unit, destination), in an order
     that never over-commits), and their cost."""
 
@@ -209,7 +209,7 @@ def _cheapest_subsets(units: Sequence[Unit], free_jobs: frozenset[int]
 
 def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
               free_jobs: frozenset[int] = frozenset(), max_nodes: int = 6, max_jobs: int = 2,
-              max_evals: int = 400, beat: tuple[int, int] | None = None) -> Plan | None:
+              max_evals: int = 400, beat: tuple[int, int] | None = None) -> MovePlan | None:
     """The cheapest migrations after which ``count`` anchors of g GPUs fit (module
     docstring), or None.
 
@@ -227,7 +227,7 @@ def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
     problem = _Problem(space, g, count, empty, max_nodes)
     if problem.width == 1 or not problem.units or not problem.fits(problem.units):
         return None  # 1-GPU heads never need moves in the extended space
-    best: Plan | None = None
+    best: MovePlan | None = None
     limit = beat  # the cost to beat
     evals = 0
 
@@ -240,7 +240,7 @@ def find_plan(space: AbsSpace, g: int, count: int, empty: Sequence[int], *,
             if limit is not None and price >= limit:
                 return
             if problem.fits(subset) and (moves := problem.realise(subset)) is not None:
-                best = Plan(moves, *price)
+                best = MovePlan(moves, *price)
                 limit = best.cost
                 return
 
@@ -285,7 +285,7 @@ def _job_sets(problem: _Problem, by_node: dict[int, list[Unit]], jobs: list[int]
 
 
 def find_fill(space: AbsSpace, *, free_jobs: frozenset[int] = frozenset(),
-              max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> Plan | None:
+              max_nodes: int = 6, max_jobs: int = 2, max_evals: int = 400) -> MovePlan | None:
     """The cheapest moves that fill one partial node exactly (it becomes full, so the
     partial nodes drop by at least one), or None.
 
@@ -304,7 +304,7 @@ def find_fill(space: AbsSpace, *, free_jobs: frozenset[int] = frozenset(),
     nodes = sorted({n for _, n in targets} | {n for _, n in partial[:max_nodes]})
     units = [u for n in nodes for u in units_on(space, n)]
     floor = (0, 0) if free_jobs else (1, 1)
-    best: Plan | None = None
+    best: MovePlan | None = None
     evals = 0
     for r, t in targets:
         if best is not None and best.cost <= floor:
@@ -365,7 +365,7 @@ def _sums_to(r: int, ones: int, twos: int, fours: int) -> bool:
 
 
 def _fill(target: int, r: int, units: Sequence[Unit], free_jobs: frozenset[int]
-          ) -> Plan | None:
+          ) -> MovePlan | None:
     """The cheapest units (by instances) of sizes summing to exactly ``r``, moved into
     ``target``."""
     def cost(u: Unit) -> int:
@@ -387,10 +387,10 @@ def _fill(target: int, r: int, units: Sequence[Unit], free_jobs: frozenset[int]
     if best is None:
         return None
     (jobs, instances), chosen = best
-    return Plan(tuple((u, target) for u in chosen), jobs, instances)
+    return MovePlan(tuple((u, target) for u in chosen), jobs, instances)
 
 
-def apply_plan(space: AbsSpace, plan: Plan) -> None:
+def apply_plan(space: AbsSpace, plan: MovePlan) -> None:
     """Apply the plan's moves to the space (recorded as migrations of the current decision)."""
     for unit, dst in plan.moves:
         if unit.is_slot:

@@ -53,7 +53,7 @@ from compass.model import Job, slot_width
 from compass.oracle.fragmentation import state_phi_star
 from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
-    Plan,
+    MovePlan,
     apply_plan,
     find_fill,
     find_plan,
@@ -275,7 +275,7 @@ class CompassAbsPlus(CompassAbs):
         """Jobs started at ``now``: moving them is free (they are launched where they end up)."""
         return frozenset(self._started) if now == self._started_at else frozenset()
 
-    def _plan(self, g: int, count: int, empty: Sequence[int], now: float) -> Plan | None:
+    def _plan(self, g: int, count: int, empty: Sequence[int], now: float) -> MovePlan | None:
         """``find_plan`` with this scheduler's bounds; moves of jobs started at ``now`` are
         free (they are launched where they end up)."""
         return find_plan(self.space, g, count, empty, free_jobs=self._free_jobs(now),
@@ -297,7 +297,7 @@ class CompassAbsPlus(CompassAbs):
             if space.holds_only_strays(n):
                 pool_in_place(space, n)
 
-    def _aligned_fill(self, space: AbsSpace) -> Plan | None:
+    def _aligned_fill(self, space: AbsSpace) -> MovePlan | None:
         """``abs_ends.aligned_fill`` by the planned ends; a job placed around ``place`` has
         none and counts as never ending."""
         return aligned_fill(space, self.gate.planned_end)

@@ -54,7 +54,8 @@ from compass.schedulers.realise import node_counts, order_moves, select_row_move
 from compass.schedulers.registry import register
 from compass.schedulers.repack import NODE_LIMIT, repack
 
-Plan = dict[int, tuple[int, ...]]
+#: The nodes each job is placed on (job id -> node of each instance).
+JobNodes = dict[int, tuple[int, ...]]
 
 
 @functools.cache
@@ -163,7 +164,7 @@ def _max_overlap(
 def reserve(
     nodes: Sequence[int], target: Sequence[Sequence[int]], current: Sequence[Sequence[int]],
     jobs: Sequence[Job],
-) -> tuple[Plan, list[list[int]]]:
+) -> tuple[JobNodes, list[list[int]]]:
     """Nodes for each admitted job's instances in the target's deficits (lowest node first,
     FIFO), and the target left for the running instances; ``target`` and ``current`` are the
     counts of ``nodes`` (ascending), the only nodes that change. O(rows * G + instances):
@@ -171,7 +172,7 @@ def reserve(
     deficit = [[max(t - c, 0) for t, c in zip(row, now)] for row, now in zip(target, current)]
     left = [list(row) for row in deficit]
     short: dict[int, list[int]] = {}
-    plan: Plan = {}
+    plan: JobNodes = {}
     for job in jobs:
         g, w = job.gpus_per_instance, job.num_instances
         if g not in short:
@@ -213,7 +214,7 @@ class SIFOpt(Scheduler):
         self.repair_time_limit = repair_time_limit
         self.repair_node_limit = repair_node_limit
         self._queue: deque[Job] = deque()
-        self._plan: Plan = {}
+        self._plan: JobNodes = {}
         #: Rearrangements whose witness moves had no valid one-by-one order (repaired) ...
         self.repairs = 0
         #: ... and those the repair could not order either (left undone: SIF may be > 0).
@@ -260,7 +261,7 @@ class SIFOpt(Scheduler):
 
     def _to_witness(
         self, state: ClusterState, counts: list[int], phi: int, admitted: list[Job]
-    ) -> tuple[Plan, tuple[Move, ...]]:
+    ) -> tuple[JobNodes, tuple[Move, ...]]:
         """Slots and moves for the max-overlap witness; if no move order reaches it, for the
         repair; if none reaches that either, best-fit slots and no moves."""
         bins = witness_bins(tuple(counts), state.nodes, state.gpus_per_node)
@@ -312,7 +313,7 @@ def _phi_if_fits(counts: list[int], demand: int, nodes: int, gpus_per_node: int)
         return None
 
 
-def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> Plan | None:
+def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> JobNodes | None:
     """Best-fit nodes for ``jobs`` if they all fit and leave exactly ``phi`` partial nodes."""
     plan, partial = _best_fit_prefix(state, jobs)
     return plan if len(plan) == len(jobs) and partial == phi else None
@@ -321,7 +322,7 @@ def _best_fit_if_optimal(state: ClusterState, jobs: Sequence[Job], phi: int) -> 
 def _realise_target(
     state: ClusterState, nodes: list[int], target: list[list[int]], current: list[list[int]],
     jobs: Sequence[Job],
-) -> tuple[Plan, tuple[Move, ...] | None]:
+) -> tuple[JobNodes, tuple[Move, ...] | None]:
     """Reserve the admitted jobs' slots in ``target`` and order the running instances' moves;
     ``target`` and ``current`` are the counts of ``nodes`` (ascending), the only ones that
     change."""
@@ -330,11 +331,11 @@ def _realise_target(
     return plan, order_moves(state, select_row_moves(state, nodes, running, surplus))
 
 
-def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[Plan, int]:
+def _best_fit_prefix(state: ClusterState, jobs: Sequence[Job]) -> tuple[JobNodes, int]:
     """Best-fit nodes for the FIFO prefix of ``jobs`` that fits without migrations, and the
     partial nodes it leaves. The state is copied only when a further job has to see one
     placed: one admitted job, the common case, is planned by reading the state."""
-    plan: Plan = {}
+    plan: JobNodes = {}
     scratch, partial = state, state.partial_nodes
     for job in jobs:
         g = job.gpus_per_instance

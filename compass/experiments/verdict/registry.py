@@ -34,8 +34,8 @@ MeasureFunction = Callable[..., Measured]
 #: Where a study's report lines go: among the findings right after the verdict counts
 #: (``real data``: comparisons on real traces), after the findings (``findings``), after
 #: "The paper beside ours" (``beside the paper``), at the end after "Cost" (``end``).
-Slot = Literal["real data", "findings", "beside the paper", "end"]
-SLOTS: tuple[Slot, ...] = get_args(Slot)
+ReportSlot = Literal["real data", "findings", "beside the paper", "end"]
+SLOTS: tuple[ReportSlot, ...] = get_args(ReportSlot)
 #: The modules of a study that ``discover`` imports: they register when imported.
 HOOKS = ("measures", "sections")
 
@@ -54,7 +54,7 @@ class ReportInputs:
 ReportSection = Callable[[ReportInputs], list[str]]
 
 _MEASURES: dict[str, MeasureFunction] = {}
-_SECTIONS: dict[Slot, dict[str, ReportSection]] = {slot: {} for slot in SLOTS}
+_SECTIONS: dict[ReportSlot, dict[str, ReportSection]] = {slot: {} for slot in SLOTS}
 _discovered = False
 
 
@@ -69,7 +69,7 @@ def register_measures(kinds: Mapping[str, MeasureFunction]) -> None:
         _MEASURES[kind] = function
 
 
-def report_section(slot: Slot) -> Callable[[ReportSection], ReportSection]:
+def report_section(slot: ReportSlot) -> Callable[[ReportSection], ReportSection]:
     """Decorator: register a function that writes a study's lines into the report at
     ``slot``; a slot's sections come in the order they were registered."""
     if slot not in SLOTS:
@@ -105,7 +105,7 @@ def registered_measures() -> dict[str, MeasureFunction]:
     return dict(_MEASURES)
 
 
-def report_sections(slot: Slot) -> list[ReportSection]:
+def report_sections(slot: ReportSlot) -> list[ReportSection]:
     """The report sections the studies register at ``slot``, in registration order."""
     discover()
     return list(_SECTIONS[slot].values())

@@ -24,6 +24,7 @@ from compass.experiments.comparisons import overall_leads
 from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.failed_schedulers import dead_section
 from compass.experiments.layout import NOTEBOOKS
+from compass.experiments.peak_windows import window_leads
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES
@@ -40,8 +41,7 @@ from compass.experiments.verdict.claims import (
     read_claims,
 )
 from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
-from compass.experiments.verdict.registry import ReportInputs, Slot, report_sections
-from compass.experiments.windows import window_leads
+from compass.experiments.verdict.registry import ReportInputs, ReportSlot, report_sections
 
 
 def relative_link(target: Path, report: Path) -> str:
@@ -343,7 +343,7 @@ def _header(res: Results) -> list[str]:
     return lines
 
 
-def _studies(slot: Slot, inputs: ReportInputs) -> list[str]:
+def _studies(slot: ReportSlot, inputs: ReportInputs) -> list[str]:
     """The lines the studies' report sections write at ``slot`` (``registry``)."""
     return [line for section in report_sections(slot) for line in section(inputs)]
 
