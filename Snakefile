@@ -23,6 +23,8 @@ if not workflow.overwrite_configfiles:
 validate(config, str(BASE / "config" / "schema.yaml"))
 
 from compass.experiments.cost import COST_FILE, RunCost  # noqa: E402
+from compass.experiments.fingerprint import fingerprint, steps_done  # noqa: E402
+from compass.experiments.headline import run_verdicts  # noqa: E402
 from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
@@ -63,7 +65,9 @@ onerror:
 
 
 onsuccess:
-    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE)
+    # with the fingerprint of the plan it ran (its steps from the log) and its verdict counts
+    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE,
+               fingerprint(PLAN.config, steps_done(log)), run_verdicts(PLAN.tables))
 
 
 include: "workflow/rules/simulate.smk"

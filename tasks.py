@@ -194,21 +194,41 @@ def duration(seconds: float) -> str:
 
 
 def measurement_entries(name: str, cost: dict) -> list[dict]:
-    """The two entries of docs/measurements.yaml for a measured run: ``cost`` as
+    """The entries of docs/measurements.yaml for a measured run: ``cost`` as
     ``results/<profile>/cost.json`` holds it (wall_s, cpu_s, cores, load_start, load_end,
-    date, commit; profile and command where known)."""
+    date, commit; profile, command, the plan's fingerprint and the verdict counts where
+    known): wall and CPU time, and the verdict counts where the run recorded them."""
     loads = f"{cost['load_start'][0]:.1f} at the start, {cost['load_end'][0]:.1f} at the end"
     common = {"kind": "measured", "command": cost.get("command", "snakemake"),
               "profile": cost.get("profile"), "machine": cost.get("machine", ""),
               "cores": cost["cores"], "load": loads, "date": cost["date"][:10],
-              "commit": (cost.get("commit") or "")[:7] or None}
+              "commit": (cost.get("commit") or "")[:7] or None, "plan": cost.get("plan")}
     cpu = round(cost["cpu_s"])
-    return [
+    verdicts = cost.get("verdicts")
+    counted = [{"id": f"{name}-verdicts", "figure": f"{name}: the report's verdict counts",
+                "value": verdicts, "unit": "verdicts", "quoted": [cost["verdicts_text"]],
+                **common}] if verdicts else []
+    return [*counted,
         {"id": f"{name}-wall", "figure": f"{name}: wall time", "value": round(cost["wall_s"]),
          "unit": "s", "quoted": [duration(cost["wall_s"])], **common},
         {"id": f"{name}-cpu", "figure": f"{name}: CPU seconds", "value": cpu,
          "unit": "CPU-s", "quoted": [f"{cpu:,} CPU-seconds"], **common},
     ]
+
+
+def run_cost(command: list[str], started: float) -> dict:
+    """The cost.json a Snakemake ``command`` wrote after ``started`` (epoch seconds): its
+    profile's (``--configfile config/<p>.yaml``; the full profile without one); {} where
+    it wrote none."""
+    if not any(Path(part).name == "snakemake" for part in command):
+        return {}
+    profile = "full"
+    for i, part in enumerate(command[:-1]):
+        if part == "--configfile":
+            profile = Path(command[i + 1]).stem
+    path = ROOT / "results" / profile / "cost.json"
+    return json.loads(path.read_text()) if path.is_file() and path.stat().st_mtime > started \
+        else {}
 
 
 def write_measurements(text: str, entries: list[dict]) -> str:
@@ -241,13 +261,15 @@ def measure(rest: list[str]) -> int:
         cost = json.loads(Path(rest[2]).read_text())
         status = 0
     else:
-        load_start, started = os.getloadavg(), time.monotonic()
+        load_start, started, epoch = os.getloadavg(), time.monotonic(), time.time()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         status = subprocess.run(rest[2:], cwd=ROOT).returncode
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
-        cost = {"wall_s": time.monotonic() - started,
+        cost = {**{k: v for k, v in run_cost(rest[2:], epoch).items()
+                    if k in ("profile", "plan", "verdicts", "verdicts_text")},
+                "wall_s": time.monotonic() - started,
                 "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
                 "cores": os.cpu_count(), "load_start": list(load_start),
                 "load_end": list(os.getloadavg()), "command": " ".join(rest[2:]),

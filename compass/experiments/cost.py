@@ -4,8 +4,9 @@ The Snakefile makes a ``RunCost`` when it is parsed and its ``onsuccess`` hook w
 record: wall time since the process started (as ``time`` counts it, on Linux; elsewhere
 since the Snakefile was parsed), CPU seconds of Snakemake and of every job it waited for
 (``resource.getrusage``: the jobs' scripts, papermill and their kernels), the cores Snakemake
-was given and the machine has, and the load average at the start and at the end (a shared
-machine's load says how far the wall time is from an idle machine's). A measurement quoted
+was given and the machine has, the load average at the start and at the end (a shared
+machine's load says how far the wall time is from an idle machine's), the fingerprint of the
+plan it ran (``compass.experiments.fingerprint``) and the report's verdict counts. A measurement quoted
 in the docs is one copy away: ``python3 tasks.py measure --from results/<p>/cost.json``.
 """
 
@@ -16,11 +17,13 @@ import os
 import platform
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from compass.experiments.headline import verdict_text
 from compass.experiments.runs import cpu_seconds
 
 #: File name of the record in the profile's results folder.
@@ -56,8 +59,10 @@ class RunCost:
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
     date: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
-    def record(self, profile: str, cores: int, repository: Path) -> dict[str, Any]:
-        """The run's cost until now."""
+    def record(self, profile: str, cores: int, repository: Path, plan: str | None = None,
+               verdicts: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """The run's cost until now, with the fingerprint of its plan and the report's
+        verdict counts (None where the run wrote no claims table)."""
         return {
             "profile": profile,
             "date": self.date,
@@ -70,11 +75,16 @@ class RunCost:
             "load_start": [round(x, 2) for x in self.load_start],
             "load_end": [round(x, 2) for x in os.getloadavg()],
             "commit": commit(repository),
+            "plan": plan,
+            "verdicts": dict(verdicts) if verdicts is not None else None,
+            "verdicts_text": verdict_text(verdicts) if verdicts is not None else None,
         }
 
-    def write(self, path: Path, profile: str, cores: int, repository: Path) -> dict[str, Any]:
+    def write(self, path: Path, profile: str, cores: int, repository: Path,
+              plan: str | None = None,
+              verdicts: Mapping[str, int] | None = None) -> dict[str, Any]:
         """Write the record to ``path`` (JSON) and return it."""
-        record = self.record(profile, cores, repository)
+        record = self.record(profile, cores, repository, plan, verdicts)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=2) + "\n")
         return record

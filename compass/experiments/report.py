@@ -32,6 +32,16 @@ from compass.experiments.claims import (
 from compass.experiments.config import PAPER_SCHEDULERS
 from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
 from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.headline import (
+    MAX_CELL,
+    headline_rows,
+    markdown_headline,
+    plain_intervals,
+    short,
+    verdict_counts,
+    verdict_text,
+)
+from compass.experiments.html_report import write_html
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.openb import LABEL as OPENB_LABEL
 from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
@@ -65,7 +75,19 @@ def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> s
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return plain_intervals(str(text)).replace("|", "\\|").replace("\n", " ")
+
+
+def _fold(rows: list[dict[str, str]], columns: Sequence[str]) -> list[str]:
+    """Cut the ``columns`` of ``rows`` longer than ``MAX_CELL`` (in place) and return the
+    appendix that gives them whole: a line per claim."""
+    appendix = []
+    for row in rows:
+        long = [c for c in columns if len(row[c]) > MAX_CELL]
+        for column in long:
+            appendix.append(f"- `{row['id']}`, {column}: {_cell(row[column])}")
+            row[column] = short(row[column], MAX_CELL - 12) + " (appendix)"
+    return appendix
 
 
 def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
@@ -447,6 +469,18 @@ def _with_interval(row: Any) -> str:
     return f"{fmt(row.value)}{span} {row.unit}"
 
 
+def _headline(table: pd.DataFrame, tables: str | Path, out: Path) -> list[str]:
+    """The first screen: the verdict of each section of the paper
+    (``compass.experiments.headline``), with the run's verdict counts."""
+    path = Path(tables) / f"{CLAIMS_TABLE}.csv"
+    return ["## Headline: each section of the paper", "",
+            f"Verdicts of this run: {verdict_text(verdict_counts(table))}. One row per "
+            "section, its headline claim and the verdicts of all its claims; every claim, "
+            f"with its whole reading, is in [{CLAIMS_TABLE}.csv]({_relative(path, out)}) "
+            "and the section \"Claims\" below.", "",
+            *markdown_headline(headline_rows(table))]
+
+
 def _header(res: Results) -> list[str]:
     """Title, profile, and what data every number comes from."""
     cfg = res.config
@@ -476,18 +510,23 @@ def _header(res: Results) -> list[str]:
 
 def write_report(results: str | Path, claims_path: str | Path | Sequence[str | Path],
                  deviations_path: str | Path,
-                 out: str | Path, figures: str | Path, tables: str | Path) -> None:
+                 out: str | Path, figures: str | Path, tables: str | Path,
+                 page: str | Path | None = None) -> None:
     """Write the Markdown report from paper/tables/claims.csv (``write_claims``) and the
-    claims' texts (how each value is measured) and deviations."""
+    claims' texts (how each value is measured) and deviations; and the HTML page
+    (``compass.experiments.html_report``) to ``page`` where given."""
     res, out = Results.load(results), Path(out)
     claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
     table = read_claims(tables)
     frame = table[table["variant"] == DEFAULT_VARIANT]
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
+    appendix = _fold(rows, ("claim", "ours", "verdict"))
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     found, on_regime = _on_the_papers_regime(res, Path(tables), out)
-    lines = [*_header(res), *_findings(table, res, claims)[:-1], *found, "", "## Summary", "",
+    header = _header(res)
+    lines = [*header[:4], *_headline(table, tables, out), *header[4:],
+             *_findings(table, res, claims)[:-1], *found, "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
@@ -517,5 +556,12 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     lines += ["", "## How each value is measured", "",
               *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res),
               *_extension_section(res, Path(tables), out)]
+    if appendix:
+        lines += ["", "## Appendix: the long readings", "",
+                  "The claims table's cells cut above, whole (also in claims.csv).", "",
+                  *appendix]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
+    if page is not None:
+        write_html(table, Path(page), out, Path(figures), Path(tables),
+                   f"Reproduction report: profile {res.config.profile}", f"Data: {res.label()}.")

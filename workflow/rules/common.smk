@@ -4,7 +4,7 @@
 from pathlib import Path
 
 from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
-from compass.experiments.pipeline import caption_file, folder  # noqa: F401 (folder: params)
+from compass.experiments.pipeline import caption_file, folder, relative  # noqa: F401 (params)
 
 #: The conda environment of every step under --use-conda: environment.yml, generated from
 #: pyproject.toml (`python3 tasks.py lock`). The default run uses the interpreter Snakemake

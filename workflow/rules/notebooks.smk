@@ -3,7 +3,6 @@
 # results/<profile>/notebooks/, figures and tables to the profile's outputs.
 
 import sys
-from pathlib import Path
 
 DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
 
@@ -31,16 +30,19 @@ for _name in NOTEBOOKS:
         params:
             python=sys.executable,
             start_timeout=KERNEL_START_TIMEOUT_S,
-            # absolute: the executed copy re-runs from its own folder or any other
-            results=lambda wc, input: folder(Path(input.config).resolve()),
-            figures=lambda wc, output: folder(Path(output.figures[0]).resolve()),
-            tables=lambda wc, output: folder(Path(output.tables[0]).resolve()),
+            # relative to the executed copy's folder, where its kernel runs (--cwd): the
+            # copy re-runs from its folder, also after the results folder moved elsewhere
+            cwd=lambda wc, output: folder(output.notebook),
+            results=lambda wc, input, output: relative(folder(input.config), folder(output.notebook)),
+            figures=lambda wc, output: relative(folder(output.figures[0]), folder(output.notebook)),
+            tables=lambda wc, output: relative(folder(output.tables[0]), folder(output.notebook)),
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
-            "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "
+            "--start-timeout {params.start_timeout} --no-progress-bar --cwd {params.cwd} "
+            "-p results {params.results} "
             "-p figures {params.figures} -p tables {params.tables} 2> {log}"
 
 

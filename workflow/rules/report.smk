@@ -159,7 +159,8 @@ rule report:
         openb=OPENB_TARGETS,  # workflow/rules/openb.smk
         openb_claims=OPENB_CLAIMS,
     output:
-        PLAN.report,
+        md=PLAN.report,
+        html=PLAN.report.with_suffix(".html"),  # the page to open: compass.experiments.html_report
     conda:
         ENVIRONMENT
     log:
