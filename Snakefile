@@ -67,7 +67,8 @@ onerror:
 onsuccess:
     # with the fingerprint of the plan it ran (its steps from the log) and its verdict counts
     COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE,
-               fingerprint(PLAN.config, steps_done(log)), run_verdicts(PLAN.tables))
+               fingerprint(PLAN.config, steps_done(log)), run_verdicts(PLAN.tables),
+               [L.root, PLAN.figures, PLAN.tables])
 
 
 include: "workflow/rules/simulate.smk"

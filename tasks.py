@@ -208,7 +208,13 @@ def measurement_entries(name: str, cost: dict) -> list[dict]:
     counted = [{"id": f"{name}-verdicts", "figure": f"{name}: the report's verdict counts",
                 "value": verdicts, "unit": "verdicts", "quoted": [cost["verdicts_text"]],
                 **common}] if verdicts else []
-    return [*counted,
+    sizes = [{"id": f"{name}-{key.removesuffix('_mb').replace('_', '-')}",
+              "figure": f"{name}: {what}", "value": cost[key], "unit": "MB",
+              "quoted": [f"{cost[key]:,} MB"], **common}
+             for key, what in (("peak_memory_mb", "peak resident memory of its largest process"),
+                               ("disk_mb", "disk of its output folders"))
+             if cost.get(key) is not None]
+    return [*counted, *sizes,
         {"id": f"{name}-wall", "figure": f"{name}: wall time", "value": round(cost["wall_s"]),
          "unit": "s", "quoted": [duration(cost["wall_s"])], **common},
         {"id": f"{name}-cpu", "figure": f"{name}: CPU seconds", "value": cpu,
@@ -268,7 +274,8 @@ def measure(rest: list[str]) -> int:
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
         cost = {**{k: v for k, v in run_cost(rest[2:], epoch).items()
-                    if k in ("profile", "plan", "verdicts", "verdicts_text")},
+                    if k in ("profile", "plan", "verdicts", "verdicts_text",
+                             "peak_memory_mb", "disk_mb")},
                 "wall_s": time.monotonic() - started,
                 "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
                 "cores": os.cpu_count(), "load_start": list(load_start),

@@ -115,6 +115,9 @@ def test_every_entry_is_complete_and_says_its_value():
         if entry["unit"] == "verdicts":
             assert entry["quoted"] == [verdict_text(value)], entry["id"]
             continue
+        if entry["unit"] == "MB":
+            assert entry["quoted"] == [f"{value:,} MB"], entry["id"]
+            continue
         low, high = (value, value) if not isinstance(value, list) else value
         for text in entry["quoted"]:
             assert STRICT.fullmatch(text), (entry["id"], text)
@@ -132,8 +135,11 @@ def test_the_docs_quote_times_and_counts_only_from_the_measurements(name):
     text = (ROOT / name).read_text()
     pattern = STRICT if name in STRICT_FILES else LOOSE
     known = _quoted()
+    spans = generated_spans(text)  # made from the YAML (test_the_cost_tables_are_generated)
     stray = []
     for match in pattern.finditer(text):
+        if any(a <= match.start() < b for a, b in spans):
+            continue
         if match[0] not in known and (name, match[0]) not in WHITELIST:
             line = text.count("\n", 0, match.start()) + 1
             stray.append(f"{name}:{line}: {match[0]!r}")

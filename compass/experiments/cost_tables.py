@@ -48,10 +48,14 @@ def plan_cell(entry: Mapping[str, Any]) -> str:
 
 
 def render(ids: Sequence[str], entries: Mapping[str, Mapping[str, Any]]) -> str:
-    """The Markdown table of the entries ``ids`` (KeyError on an unknown id)."""
+    """The Markdown table of the entries ``ids`` (an id without an entry: a row saying it
+    was not measured)."""
     lines = ["| measured | value | plan | machine, cores, load | date, commit |",
              "|---|---|---|---|---|"]
     for name in ids:
+        if name not in entries:
+            lines.append(f"| `{name}` | not measured | - | - | - |")
+            continue
         e = entries[name]
         where = (f"{e.get('machine', '-')}, {e.get('cores', '-')} cores, load {e.get('load')}"
                  if e["kind"] == "measured" else "computed from " + ", ".join(e["from"]))

@@ -3,7 +3,6 @@
 # the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
 
 import sys
-from pathlib import Path
 
 from compass.experiments.config import check_schedulers
 from compass.experiments.openb import (
@@ -94,14 +93,16 @@ if OPENB is not None:
         params:
             python=sys.executable,
             start_timeout=KERNEL_START_TIMEOUT_S,
-            # absolute: the executed copy re-runs from its own folder or any other
-            results=lambda wc, input: folder(Path(input.config).resolve()),
-            figures=lambda wc, output: folder(Path(output.figures[0]).resolve()),
-            tables=lambda wc, output: folder(Path(output.tables[0]).resolve()),
+            # relative to the executed copy's folder (as notebooks.smk's rules)
+            cwd=lambda wc, output: folder(output.notebook),
+            results=lambda wc, input, output: relative(folder(input.config), folder(output.notebook)),
+            figures=lambda wc, output: relative(folder(output.figures[0]), folder(output.notebook)),
+            tables=lambda wc, output: relative(folder(output.tables[0]), folder(output.notebook)),
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
-            "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "
-            "-p figures {params.figures} -p tables {params.tables} 2> {log}"
+            "--start-timeout {params.start_timeout} --no-progress-bar --cwd {params.cwd} "
+            "-p results {params.results} -p figures {params.figures} -p tables {params.tables} "
+            "2> {log}"
