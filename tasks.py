@@ -8,8 +8,10 @@
     python3 tasks.py env     # only create .venv and install
     python3 tasks.py measure ID -- COMMAND...             # time COMMAND (wall, CPU, load)
     python3 tasks.py measure ID --from results/quick/cost.json   # or take a pipeline run's
-                             # record; both write entries ID-wall and ID-cpu to
-                             # docs/measurements.yaml (replacing older ones of that ID)
+                             # record; both write entries ID-wall and ID-cpu (and a run's
+                             # plan fingerprint, verdict counts, memory and disk) to
+                             # docs/measurements.yaml (replacing older ones of that ID) and
+                             # regenerate the docs' cost tables from it
     python3 tasks.py lock    # regenerate requirements.lock from pyproject.toml's ranges
                              # (keeps pins still in range; `lock --upgrade`: newest of all)
                              # and environment.yml (conda) from the same ranges
@@ -287,6 +289,10 @@ def measure(rest: list[str]) -> int:
     MEASUREMENTS.write_text(write_measurements(MEASUREMENTS.read_text(), entries))
     for entry in entries:
         print(f"{entry['id']}: quote {entry['quoted'][0]!r}")
+    # the docs' cost tables are made from the YAML (compass.experiments.cost_tables)
+    python = BIN / "python"
+    if python.exists():
+        subprocess.run([str(python), "-m", "compass.experiments.cost_tables"], cwd=ROOT)
     return status
 
 

@@ -142,7 +142,7 @@ def ours(row: Mapping[str, Any]) -> str:
         unit = f" {row['unit']}" if row.get("unit") else ""
         n = f", n = {int(row['n'])}" if pd.notna(row.get("n")) else ""
         return f"{_number(value)} [{_number(low)}, {_number(high)}]{unit}{n}"
-    return short(plain_intervals(str(row["ours_text"]).split(";")[0]) or "-", 100)
+    return short(plain_intervals(str(row["ours_text"]).split(";")[0]) or "-", 70)
 
 
 def _tally(part: pd.DataFrame) -> str:
@@ -172,7 +172,7 @@ def headline_rows(table: pd.DataFrame) -> list[dict[str, str]]:
             "holds", "no data", "not measured") else "")
         rows.append({"section": section.label, "the paper says": short(r["statement"]),
                      "paper": short(r["paper"], 60), "ours [95 % interval]": ours(r),
-                     "verdict": short(plain_intervals(verdict), 90), "data": origin(r),
+                     "verdict": short(plain_intervals(verdict), 70), "data": origin(r),
                      "all claims of the section": short(_tally(part)),
                      "id": r["id"], "verdict_word": r["verdict"]})
     return rows

@@ -31,17 +31,23 @@ from compass.experiments.layout import NOTEBOOKS, caption
 VERDICT_COLOURS = {"holds": "#c8e6c9", "tie": "#e0e0e0", "differs": "#ffcdd2",
                    "inconclusive": "#fff3c4", "not applicable": "#e1f5fe",
                    "no data": "#eeeeee", "not measured": "#eeeeee"}
-#: The headline table's header background, which the screenshot test looks for.
+#: The headline table's header background and bottom rule, which the screenshot test looks
+#: for (both on the first screen: the whole table is).
 HEADER_COLOUR = "#1f3b5c"
+#: The headline columns' widths, per cent, in ``COLUMNS`` order.
+_WIDTHS = (9, 25, 9, 16, 16, 9, 16)
 
 _STYLE = f"""
-body {{ font-family: system-ui, sans-serif; margin: 1.2em 2em; color: #111; }}
-h1 {{ font-size: 1.4em; margin: 0 0 .2em 0; }}
-p.lead {{ margin: .2em 0 .6em 0; }}
-table.headline {{ border-collapse: collapse; font-size: 13px; width: 100%; }}
+body {{ font-family: system-ui, sans-serif; margin: .8em 1.2em; color: #111; }}
+h1 {{ font-size: 1.3em; margin: 0 0 .2em 0; }}
+p.lead {{ margin: .2em 0 .5em 0; font-size: 13px; }}
+table.headline {{ border-collapse: collapse; font-size: 12px; line-height: 1.25;
+  width: 100%; table-layout: fixed; border-bottom: 4px solid {HEADER_COLOUR}; }}
 table.headline th {{ background: {HEADER_COLOUR}; color: #fff; text-align: left;
-  padding: 4px 6px; }}
-table.headline td {{ border-bottom: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }}
+  padding: 3px 5px; }}
+table.headline td {{ border-bottom: 1px solid #ccc; padding: 2px 5px; vertical-align: top;
+  overflow-wrap: anywhere; }}
+{"".join(f"table.headline col.c{i} {{ width: {w}%; }} " for i, w in enumerate(_WIDTHS))}
 dl.terms {{ font-size: 12px; columns: 2; }}
 dl.terms dt {{ font-weight: bold; }} dl.terms dd {{ margin: 0 0 .4em 1em; }}
 .sheet {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr));
@@ -66,8 +72,9 @@ def headline_html(rows: Sequence[Mapping[str, str]]) -> str:
                      if c == "verdict" else "")
             cells.append(f"<td{style}>{html.escape(str(row[c]))}</td>")
         body.append(f'<tr id="{html.escape(row["id"])}">' + "".join(cells) + "</tr>")
-    return (f'<table class="headline" id="headline"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>")
+    widths = "".join(f'<col class="c{i}">' for i in range(len(COLUMNS)))
+    return (f'<table class="headline" id="headline"><colgroup>{widths}</colgroup>'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
 def _figures(figures: Path) -> list[str]:
