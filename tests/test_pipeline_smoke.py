@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from compass.experiments.config import PAPER_SCHEDULERS, parse_config
+from compass.experiments.fingerprint import profile_fingerprint
 from compass.experiments.layout import NOTEBOOKS, TABLE1, figure_files, table_files
 from compass.experiments.pipeline import RUNTIME_MODULES
 from compass.schedulers import available
@@ -75,6 +76,24 @@ def test_the_run_records_its_cost(smoke, loaded):
         assert record["machine_cores"] == os.cpu_count()
     # the loaded run's CPU: at least its two notebooks' kernels (its burners are not its own)
     assert again["date"] > first["date"] and again["cpu_s"] >= 2
+    # the whole run measured today's smoke plan; the rerun of two notebooks another one
+    steps = planned_jobs(snakemake(smoke, "--dry-run", "--forceall").stdout)
+    today = profile_fingerprint(ROOT / "config" / "smoke.yaml", sum(steps.values()))
+    assert first["plan"] == today != again["plan"]
+    assert sum(first["verdicts"].values()) == 81 and first["verdicts_text"].endswith(
+        "(81 claims)")
+    assert first["peak_memory_mb"] > 50 and first["disk_mb"] > 0
+
+
+def test_the_report_and_its_page_open_with_the_headline(smoke):
+    """REPRODUCTION.md and REPRODUCTION.html open with one row per section of the paper."""
+    md = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    page = (smoke / "results" / "smoke" / "REPRODUCTION.html").read_text()
+    assert md.index("## Headline") < md.index("## Data") < md.index("## Claims")
+    head = md[md.index("## Headline"):md.index("## Data")]
+    assert all(f"| {n} " in head for n in ("6.1", "6.2", "6.3", "6.4", "6.5", "6.6"))
+    assert page.index('id="headline"') < page.index("<h2>Terms</h2>")
+    assert page.count("data:image/png;base64,") >= 10
 
 
 def test_every_figure_and_table_was_written(smoke):

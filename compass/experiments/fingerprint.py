@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -67,10 +67,12 @@ def profile_fingerprint(raw: Mapping[str, Any] | str | Path, steps: int | None) 
     return fingerprint(parse_config(raw), steps)
 
 
-def steps_done(log: str | Path | None) -> int | None:
-    """The steps a finished run did, from its Snakemake log (None where unreadable)."""
+def steps_done(log: str | Path | Sequence[str | Path] | None) -> int | None:
+    """The steps a finished run did, from its Snakemake log (``onsuccess`` gets a list of
+    log files in Snakemake 9, one path before; None where unreadable)."""
+    logs = [log] if isinstance(log, (str, Path)) else list(log or [])
     try:
-        found = _PROGRESS.findall(Path(log).read_text()) if log else []
+        found = [m for path in logs for m in _PROGRESS.findall(Path(path).read_text())]
     except OSError:
         return None
     return int(found[-1][1]) if found else None
