@@ -31,7 +31,7 @@ from compass.schedulers import SchedulerCard, cards
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
 #: Colours of the schedulers whose card has none.
-_SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
+_SPARE_COLORS = ("#fbafe4", "#ece133", "#17becf")
 #: Axis labels with units.
 LABELS = {
     "afr": "AFR (share of nodes; lower is better)", "ajct": "AJCT (s; lower is better)",
@@ -106,7 +106,24 @@ def _line_style(name: str) -> dict[str, object]:
 
 
 def _title(fig: plt.Figure, title: str, data: str) -> None:
-    fig.suptitle(f"{title}\n" + textwrap.fill(data, 110), fontsize=10)
+    """The title and the data label, wrapped to the figure's width (about 12 characters
+    of the 10-point title per inch), so that a wide figure's title stays short."""
+    width = max(80, int(fig.get_figwidth() * 12))
+    fig.suptitle(f"{title}\n" + textwrap.fill(data, width), fontsize=10)
+
+
+def _cover(ax, values: Iterable[float]) -> None:
+    """Widen ``ax``'s x limits to hold every one of ``values`` (interval ends) with a
+    margin: no interval is cut at the panel's edge."""
+    values = [v for v in values if pd.notna(v)]
+    if not values:
+        return
+    low, high = ax.get_xlim()
+    pad = 0.05 * (max(high, *values) - min(low, *values))
+    if ax.get_xscale() == "symlog":  # a margin of a twentieth of each end's magnitude
+        pad = 0.0
+        low, high = min(low, min(values) * 1.05), max(high, max(values) * 1.05)
+    ax.set_xlim(min(low, min(values) - pad), max(high, max(values) + pad))
 
 
 def _metric_panels(
@@ -351,9 +368,9 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
                            facecolor=color(name) if k == 0 else "white",
                            edgecolor="black" if big else color(name), zorder=5 if big else 3)
         for mark, span, rows in marks:
-            unit = " s" if metric == "ajct" else ""
-            _draw_paper(ax, span, rows, ("lead " if mark.who == LEAD else "") + mark.text(
-                unit=unit), "x")
+            text = _lead_text(mark, metric) if mark.who == LEAD else mark.text(
+                unit=" s" if metric == "ajct" else "")
+            _draw_paper(ax, span, rows, text, "x")
         ax.set_yticks(range(len(names)), [display(n) for n in names])
         ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
@@ -379,6 +396,13 @@ LEAD_UNITS = {"afr": (100.0, "points of the node share", None),
               "ajct": (1.0, "s", 100.0)}
 
 
+def _lead_text(mark: PaperValue, metric: str) -> str:
+    """A stated lead as the figures write it: AJCT in seconds, AFR and AGU in points of
+    their share (as the paper states them: "0.7 pts", never "0.007")."""
+    scale = LEAD_UNITS.get(metric, (1.0, "", None))[0]
+    return "lead " + mark.text(scale, " s" if metric == "ajct" else " pts")
+
+
 def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
                 metrics: Sequence[str] = ("afr", "ajct", "agu"),
                 paper: Sequence[PaperValue] = ()) -> plt.Figure:
@@ -396,6 +420,7 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
     for ax, metric in zip(axes[0], metrics):
         scale, unit, linear = LEAD_UNITS.get(metric, (1.0, "", None))
         part = leads[leads["metric"] == metric].set_index(col)
+        ends = [v * scale for v in (*part["ci_low"], *part["ci_high"], *part["lead"])]
         for y, group in enumerate(groups):
             if group not in part.index or pd.isna(part.loc[group, "lead"]):
                 continue
@@ -419,13 +444,12 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
             for y, group in enumerate(groups):
                 if mark.applies_to(group):
                     _draw_paper(ax, (mark.low * scale, mark.high * scale),
-                                (y - 0.2, y + 0.2),
-                                "lead " + mark.text(scale, " s" if metric == "ajct" else " pts"),
-                                "x", below=True)
+                                (y - 0.2, y + 0.2), _lead_text(mark, metric), "x", below=True)
         ax.axvline(0, color="black", lw=0.8, zorder=1)
         if linear:
             ax.set_xscale("symlog", linthresh=linear)
             unit = f"{unit}; linear within \u00b1{linear:g}, logarithmic beyond"
+        _cover(ax, ends)
         ax.set_yticks(range(len(groups)), [TRACES.get(str(g), str(g)) for g in groups])
         ax.set_ylim(len(groups) - 0.5, -0.7)
         ax.set_xlabel(f"{metric.upper()} lead ({unit})\nright: COMPASS-ABS better")
@@ -497,13 +521,18 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
     titles = dict(panels or {})
     keys: list[str | None] = [*titles] or [None]
     fig, axes = plt.subplots(1, len(keys), squeeze=False, sharey=True,
-                             figsize=(8.5 + 5.0 * (len(keys) - 1), 3.8))
+                             figsize=(7.0 + 4.5 * (len(keys) - 1), 4.4))
     for ax, key in zip(axes[0], keys):
         rows = timelines if key is None else timelines[timelines["window"] == key]
+        drawn: dict[tuple, str] = {}
         for name in order(rows["scheduler"]):
             part = rows[rows["scheduler"] == name]
             style = {k: v for k, v in _line_style(name).items() if k not in ("marker", "ms")}
-            ax.step(part["hour"], part[y], where="post", label=display(name), **style)
+            line = (tuple(part["hour"]), tuple(part[y]))
+            same = drawn.setdefault(line, name)  # a line identical to one drawn hides it
+            label = display(name) + (f" (= {display(same)}, hidden under it)"
+                                     if same != name else "")
+            ax.step(part["hour"], part[y], where="post", label=label, **style)
         if bound is not None:
             ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
         for mark in paper:

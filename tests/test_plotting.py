@@ -253,3 +253,64 @@ def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
     assert bar.get_segments()[0][:, 1].tolist() == [1.0, 1.0]  # at 1 s, across the panel
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]
+
+
+# ---------------------------------------------------------------- a reviewer's first screen (issue 37)
+def _rgb(hex_colour: str) -> tuple[int, ...]:
+    return tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_every_scheduler_colour_is_distinct_from_every_other():
+    """No two schedulers of the figures share a colour or one near it (COMPASS-ABS's
+    vermillion and DRR's orange did): at least 70 apart in RGB."""
+    names = (*PAPER_SCHEDULERS, *EXTENSION_SCHEDULERS)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            distance = math.dist(_rgb(P.color(a)), _rgb(P.color(b)))
+            assert distance >= 70, (a, b, P.color(a), P.color(b), round(distance))
+
+
+def test_the_lead_panel_axis_covers_every_interval():
+    """An interval far beyond the others (a stalled baseline's AJCT) is not cut at the
+    panel's edge, on the linear axes and on AJCT's symmetric-log axis."""
+    leads = pd.DataFrame([
+        {"trace": t, "metric": m, "lead": lead, "ci_low": low, "ci_high": high, "n": 15,
+         "baseline_mean": 1000.0, "strongest_baseline": "fft"}
+        for t, (lead, low, high) in (("venus", (-121.9, -228784.0, 11.5)),
+                                     ("gfs", (-8.0, -16.0, -1.0)))
+        for m in ("ajct", "agu")])
+    fig = P.lead_panels(leads, "trace", "leads", "SYNTHETIC", metrics=("ajct", "agu"))
+    for ax, scale in zip(fig.axes, (1.0, 100.0)):
+        low, high = ax.get_xlim()
+        assert low <= -228784.0 * scale and high >= 11.5 * scale, (low, high)
+
+
+def test_a_stated_lead_reads_in_points_in_both_figures():
+    """The paper's AGU lead of 0.7 points reads "0.7 pts" beside the dots too, as in the
+    lead panel (it read "0.007")."""
+    mark = PaperValue(figure="fig1_overall", metric="agu", who="lead", low=0.007,
+                      high=math.nan, group="venus")
+    means = pd.DataFrame([{"trace": "venus", "scheduler": s, "metric": "agu",
+                           "value": 0.9 + 0.001 * i} for i, s in enumerate(PAPER_SCHEDULERS)])
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("agu",), paper=[mark])
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert "paper lead >= 0.7 pts" in texts and not any("0.007" in t for t in texts)
+
+
+def test_a_line_hidden_under_another_says_so_in_the_legend():
+    """fig6: schedulers whose lines are identical are named with the one they hide under."""
+    hours = [9.0, 10.0, 11.0]
+    timelines = pd.DataFrame([{"hour": h, "scheduler": s, "gpu_util": v, "window": w}
+                              for s, vals in (("compass-abs", (0.9, 0.95, 0.97)),
+                                              ("gfs", (0.8, 0.8, 0.85)),
+                                              ("fgd", (0.8, 0.8, 0.85)))
+                              for h, v in zip(hours, vals) for w in ("paper", "busiest")])
+    fig = P.time_series(timelines, "gpu_util", "Fig. 6", "SYNTHETIC " * 30,
+                        panels={"paper": "the paper's window", "busiest": "the busiest"})
+    labels = [t.get_text() for ax in fig.axes if ax.get_legend()
+              for t in ax.get_legend().get_texts()]
+    assert "FGD (= GFS, hidden under it)" in labels and "GFS" in labels
+    title = fig._suptitle.get_text()
+    assert title.count("\n") <= 3  # the data label wraps to the figure's width
+    width, height = fig.get_size_inches()
+    assert width / height < 3  # panels of about 1.3:1 each, not 4.6:1
