@@ -356,6 +356,10 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
                  if m.metric == metric and m.applies_to(group)]
         marks = [(m, s, rows) for m, s, rows in marks if rows is not None and _drawable(m, s)]
         limits = _fit_paper(ax, points, [v for _, s, _ in marks for v in s], "x")
+        if not points:  # e.g. SIF at panel level on one-panel domains: not an empty plot
+            ax.text(0.5, 0.5, "no value: not defined here", transform=ax.transAxes,
+                    ha="center", va="center", fontsize=8, color="0.3")
+            ax.set_xticks([])
         for y, name in enumerate(names):
             for k, value in enumerate(points.get(name, [])):
                 at = y + (0.18 * (2 * k - 1) if len(stages) > 1 else 0)

@@ -314,3 +314,17 @@ def test_a_line_hidden_under_another_says_so_in_the_legend():
     assert title.count("\n") <= 3  # the data label wraps to the figure's width
     width, height = fig.get_size_inches()
     assert width / height < 3  # panels of about 1.3:1 each, not 4.6:1
+
+
+def test_a_panel_without_values_says_why_and_names_are_display_names():
+    """fig_nvl72: SIF at panel level is undefined on one-panel domains (K = 1): the panel
+    says so instead of showing empty axes; schedulers appear by their display names."""
+    means = pd.DataFrame([{"platform": p, "scheduler": s, "metric": m,
+                           "value": math.nan if (p == "K=1" and m == "sif_panel") else 0.1}
+                          for p in ("K=1", "K=2") for s in ("compass-abs-hier", "gfs")
+                          for m in ("sif_gpu", "sif_panel")])
+    fig = P.dot_grid(means, "platform", "Appendix D", "SYNTHETIC",
+                     metrics=("sif_gpu", "sif_panel"))
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert texts.count("no value: not defined here") == 1
+    assert "COMPASS-ABS (hierarchical)" in texts and "compass-abs-hier" not in texts
