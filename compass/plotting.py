@@ -153,6 +153,15 @@ def _compact_ticks(axis) -> None:
         axis.set_major_formatter(ticker.EngFormatter(sep=""))
 
 
+#: A panel's values spread over more than this factor get a log axis (``_spread``).
+LOG_SPREAD = 20.0
+
+
+def _spread(values: Sequence[float]) -> bool:
+    """Whether positive ``values`` span more than ``LOG_SPREAD`` (max / min)."""
+    return bool(values) and min(values) > 0 and max(values) / min(values) > LOG_SPREAD
+
+
 def _short(value: float) -> str:
     """A value for a note on the figure: 197k, 0.0231, 4.28k."""
     return ticker.EngFormatter(sep="", places=1)(value) if abs(value) >= 10_000 \
@@ -379,8 +388,15 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
             tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
+        drawn = [v for n in names if n not in EXTENSION_SCHEDULERS for v in points.get(n, [])]
+        if metric == "ajct" and not relative and _spread(drawn):
+            # one stalled baseline (openb: MCG at 2 M s) would squash the others into a dot
+            ax.set_xscale("log")
+            ax.set_xlim(min(drawn) / 1.4, max(drawn) * 1.4)
+            label = label.replace("(s;", "(s, log axis;")
         ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
-        _compact_ticks(ax.xaxis)
+        if ax.get_xscale() != "log":
+            _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])
         if r == 0:

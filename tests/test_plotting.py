@@ -328,3 +328,18 @@ def test_a_panel_without_values_says_why_and_names_are_display_names():
     texts = [t.get_text() for t in fig.findobj(Text)]
     assert texts.count("no value: not defined here") == 1
     assert "COMPASS-ABS (hierarchical)" in texts and "compass-abs-hier" not in texts
+
+
+def test_one_stalled_baseline_does_not_squash_the_others():
+    """fig_openb_replay: MCG at 2 M s AJCT beside the rest at 20-40 k s: a log axis, on
+    which COMPASS-ABS and FFT stay apart; a narrow spread keeps its linear axis."""
+    def means(mcg: float) -> pd.DataFrame:
+        values = {"compass-abs": 38_399.0, "fft": 20_000.0, "mcg": mcg, "gfs": 30_000.0}
+        return pd.DataFrame([{"trace": "openb", "scheduler": s, "metric": "ajct", "value": v}
+                             for s, v in values.items()])
+    wide = P.dot_grid(means(2_000_000.0), "trace", "T", "REAL", metrics=("ajct",)).axes[0]
+    assert wide.get_xscale() == "log" and "log axis" in wide.get_xlabel().replace("\n", " ")
+    low, high = wide.get_xlim()
+    assert low < 20_000.0 and high > 2_000_000.0
+    narrow = P.dot_grid(means(45_000.0), "trace", "T", "REAL", metrics=("ajct",)).axes[0]
+    assert narrow.get_xscale() == "linear"
