@@ -575,24 +575,39 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
     return fig
 
 
-def bucket_bars(table: pd.DataFrame, title: str, data: str) -> plt.Figure:
-    """Table 3 as bars: per trace, the reference's top-1 share per rho bucket and metric."""
+def bucket_bars(table: pd.DataFrame, title: str, data: str,
+                paper: Sequence[PaperValue] = ()) -> plt.Figure:
+    """Table 3 as bars: per trace, the reference's top-1 share per rho bucket and metric;
+    ``paper``: the paper's top-1 shares over all pairs, a star on the "Total" bucket's bar
+    of each metric, labelled "paper"."""
     apply_style()
     traces = list(dict.fromkeys(table["trace"]))
-    fig, axes = plt.subplots(1, len(traces), squeeze=False, figsize=(5.2 * len(traces), 3.6))
+    fig, axes = plt.subplots(1, len(traces), squeeze=False, figsize=(5.2 * len(traces), 3.8))
     for ax, trace in zip(axes[0], traces):
         part = table[table["trace"] == trace]
         long = part.melt(id_vars=["bucket", "pairs"], var_name="metric", value_name="share",
                          value_vars=[c for c in part if c.endswith("top-1 share")])
-        long["metric"] = long["metric"].str.replace(" top-1 share", "").str.upper()
+        long["metric"] = long["metric"].str.replace(" top-1 share", "")
+        buckets = list(dict.fromkeys(long["bucket"]))
         long["bucket"] = long["bucket"] + "\n(n=" + long["pairs"].astype(str) + ")"
+        metrics = list(dict.fromkeys(long["metric"]))
+        long["metric"] = long["metric"].str.upper()
         sns.barplot(long, x="bucket", y="share", hue="metric", ax=ax, palette="Greys")
+        for bars, metric in zip(ax.containers, metrics):
+            for mark in paper:
+                if mark.metric == metric and mark.applies_to(trace) and "Total" in buckets:
+                    bar = bars[buckets.index("Total")]
+                    ax.scatter(bar.get_x() + bar.get_width() / 2, mark.low, marker="*",
+                               s=120, facecolor="white", edgecolor="black", zorder=6,
+                               label=PAPER)
         ax.set(xlabel="WCC coverage rho bucket (n = (day, eta) pairs)",
                ylabel=f"{display(REFERENCE)} top-1 (share of pairs)", ylim=(0, 1.05),
                title=TRACES.get(trace, trace))
         ax.tick_params(axis="x", labelsize=7)
+        ax.legend(*_scheduler_handles(ax), fontsize=7, loc="lower left")
     _title(fig, title, data)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    _paper_legend(fig, 0.06)
     return fig
 
 

@@ -343,3 +343,17 @@ def test_one_stalled_baseline_does_not_squash_the_others():
     assert low < 20_000.0 and high > 2_000_000.0
     narrow = P.dot_grid(means(45_000.0), "trace", "T", "REAL", metrics=("ajct",)).axes[0]
     assert narrow.get_xscale() == "linear"
+
+
+def test_table3_bars_carry_the_papers_top1_shares():
+    """fig_wcc_coverage: a star at the paper's top-1 share on each metric's Total bar."""
+    table = pd.DataFrame([{"trace": "venus", "bucket": b, "pairs": 5, "share of pairs": 1.0,
+                           "afr top-1 share": 0.9, "ajct top-1 share": 0.7,
+                           "agu top-1 share": 0.6} for b in ("1.0", "Total")])
+    paper = [PaperValue(figure="fig_wcc_coverage", metric=m, who="compass-abs", low=v, high=v,
+                        group="venus") for m, v in (("afr", 0.941), ("ajct", 0.803),
+                                                    ("agu", 0.819))]
+    fig = P.bucket_bars(table, "Table 3", "SYNTHETIC", paper=paper)
+    stars = sorted(round(float(y), 3) for x, y in _drawn_points(fig.axes[0]))
+    assert stars == [0.803, 0.819, 0.941]
+    assert any(t.get_text() == "paper: stated value" for t in fig.findobj(Text))
