@@ -1,7 +1,7 @@
 """Data flows one way (traces -> simulator -> metrics -> experiments): no scheduler module
 imports the simulator or anything above it, at module level or inside a function; the
 physical runtime, the simulator's sibling, shares the dispatch, the timeline and the record
-columns (``compass.records``) with it but never imports the simulator.
+columns (``compass.sim.records``) with it but never imports the simulator.
 
 Every import statement of every ``compass.schedulers`` (``compass.runtime``) module is read
 from its source (a function-level import counts as much as a top-level one), and importing
@@ -24,10 +24,10 @@ import compass.schedulers
 
 PACKAGE = Path(compass.schedulers.__file__).parent
 RUNTIME = Path(compass.runtime.__file__).parent
-#: The layers a scheduler may use: the model, the cluster state, the oracle and its MILP,
-#: the panel rules, other schedulers, and the traces below the simulator.
-ALLOWED = ("compass.model", "compass.cluster", "compass.fragmentation", "compass.milp",
-           "compass.panels", "compass.schedulers", "compass.traces")
+#: The layers a scheduler may use: the model, the cluster state, the oracle (``compass.oracle``:
+#: phi*, its MILP, the panel rules), other schedulers, and the traces below the simulator.
+ALLOWED = ("compass.model", "compass.cluster", "compass.oracle", "compass.schedulers",
+           "compass.traces")
 
 
 def imported_modules(source: str, package: str) -> set[str]:
@@ -47,12 +47,12 @@ def imported_modules(source: str, package: str) -> set[str]:
 
 
 def first_level(modules: set[str]) -> set[str]:
-    """The compass modules named, cut to their first level (compass.simulator, ...)."""
+    """The compass modules named, cut to their first level (compass.sim, ...)."""
     return {".".join(m.split(".")[:2]) for m in modules if m.startswith("compass.")}
 
 
 def upward(modules: set[str]) -> list[str]:
-    """The compass modules (first level: compass.simulator, ...) outside ``ALLOWED``."""
+    """The compass modules (first level: compass.sim, ...) outside ``ALLOWED``."""
     return sorted(m for m in first_level(modules) if not m.startswith(ALLOWED))
 
 
@@ -64,15 +64,15 @@ def test_no_scheduler_module_imports_an_upper_layer(path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted(RUNTIME.glob("*.py")), ids=lambda p: p.stem)
 def test_no_runtime_module_imports_the_simulator(path: Path) -> None:
-    modules = first_level(imported_modules(path.read_text(), "compass.runtime"))
-    assert "compass.simulator" not in modules, f"{path.name} imports compass.simulator"
+    modules = imported_modules(path.read_text(), "compass.runtime")
+    assert "compass.sim.simulator" not in modules, f"{path.name} imports compass.sim.simulator"
 
 
 def test_the_import_reader_sees_function_level_and_relative_imports() -> None:
-    source = ("def f():\n    from compass.simulator import Simulator\n"
+    source = ("def f():\n    from compass.sim.simulator import Simulator\n"
               "from . import gfs\nfrom compass import experiments\nimport compass.runtime\n")
     modules = imported_modules(source, "compass.schedulers")
-    assert upward(modules) == ["compass.experiments", "compass.runtime", "compass.simulator"]
+    assert upward(modules) == ["compass.experiments", "compass.runtime", "compass.sim"]
     assert "compass.schedulers.gfs" in modules
 
 

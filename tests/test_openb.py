@@ -22,11 +22,11 @@ from compass.experiments import openb as O
 from compass.experiments.claims import Claim, load_claims
 from compass.experiments.measures import MEASURES
 from compass.experiments.verdicts import assess
-from compass.metrics import time_weighted_mean, time_weighted_mean_within
-from compass.packing import pack
 from compass.schedulers import create
+from compass.sim.metrics import time_weighted_mean, time_weighted_mean_within
+from compass.sim.packing import pack
 from compass.traces import TraceError, load_trace
-from compass.traces.alibaba_openb import load_alibaba_openb, load_alibaba_openb_snapshot
+from compass.traces.formats.alibaba_openb import load_alibaba_openb, load_alibaba_openb_snapshot
 from compass.traces.paths import data_dir, data_file, repo_root
 
 CSV = "alibaba_clusterdata/cluster-trace-gpu-v2023/csv"
@@ -277,7 +277,7 @@ def test_the_shipped_data_folder_is_small():
 def test_the_results_are_read_in_the_profiles_table_format(results, tmp_path):
     """With ``outputs.table_format: parquet`` the tables are Parquet files, read back as the
     CSV ones are."""
-    from compass.table_files import read_frame, table_path, write_frame
+    from compass.sim.table_files import read_frame, table_path, write_frame
 
     record = json.loads((results / "config.json").read_text())
     record["profile"]["outputs"] = {**record["profile"]["outputs"], "table_format": "parquet"}

@@ -116,13 +116,13 @@ def test_run_inputs_names_no_scheduler_and_loads_no_simulator() -> None:
     import subprocess
     import sys
 
-    import compass.run_inputs as R
+    import compass.sim.run_inputs as R
 
     source = Path(R.__file__).read_text().lower()
     assert not [n for n in S.available() if f'"{n}"' in source or f"import {n}" in source]
     assert "drr" not in source
-    code = ("import sys, compass.run_inputs; "
-            "print('compass.simulator' in sys.modules, 'compass.drr_training' in sys.modules)")
+    code = ("import sys, compass.sim.run_inputs; print('compass.sim.simulator' in sys.modules, "
+            "'compass.sim.drr_training' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
@@ -130,7 +130,7 @@ def test_run_inputs_names_no_scheduler_and_loads_no_simulator() -> None:
 
 def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
     """A class's ``builder`` turns the run's parameters into constructor arguments."""
-    from compass.run_inputs import build_scheduler
+    from compass.sim.run_inputs import build_scheduler
 
     calls = []
 

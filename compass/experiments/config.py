@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from compass.schedulers import names_with_role
 from compass.schedulers.estimates import ESTIMATES
-from compass.table_files import DEFAULT_FORMAT
+from compass.sim.table_files import DEFAULT_FORMAT
 from compass.traces.synthetic import KINDS as SYNTHETIC_KINDS
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
@@ -209,7 +209,7 @@ class Outputs:
     tables: str
     report: str
     #: the file format of the per-run tables under ``results`` (runs, parts, case study,
-    #: NVL72, physical): csv or parquet (``compass.table_files``)
+    #: NVL72, physical): csv or parquet (``compass.sim.table_files``)
     table_format: str = DEFAULT_FORMAT
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compass.table_files import DEFAULT_FORMAT, table_path
+from compass.sim.table_files import DEFAULT_FORMAT, table_path
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ import pandas as pd
 
 import compass
 from compass.experiments.layout import Layout
-from compass.metrics import time_weighted_mean
-from compass.simulator import SchedulerError
-from compass.table_files import read_frame, write_frame
+from compass.sim.metrics import time_weighted_mean
+from compass.sim.simulator import SchedulerError
+from compass.sim.table_files import read_frame, write_frame
 from compass.traces.nvl72 import Nvl72Workload, generate
 
 

@@ -12,7 +12,7 @@ per-task GPU trace the artifact ships. Labelled REAL everywhere.
   intervals (one replay, so days are correlated through the queue they inherit).
 * **packing**: the four multi-GPU variants (``openb_pod_list_multigpu{20,30,40,50}.csv``,
   no times) as FGD's static packing: pods in a seeded random order, never leaving
-  (``compass.packing``), on the 617 8-GPU nodes of the openb cluster's node list (its only
+  (``compass.sim.packing``), on the 617 8-GPU nodes of the openb cluster's node list (its only
   8-GPU nodes; the model has one node size). Per seed, variant and scheduler: the share of
   GPUs allocated, partial nodes and SIF at the first rejection and at saturation.
 
@@ -40,13 +40,13 @@ from compass.experiments.claims import Measured, fmt
 from compass.experiments.config import lane_runs
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS, Layout
 from compass.experiments.runs import diagnostics
-from compass.metrics import METRICS, peak_mask, time_weighted_mean_within
 from compass.model import G_DEFAULT
-from compass.packing import pack
 from compass.schedulers import create
-from compass.table_files import DEFAULT_FORMAT, read_frame, table_path, write_frame
+from compass.sim.metrics import METRICS, peak_mask, time_weighted_mean_within
+from compass.sim.packing import pack
+from compass.sim.table_files import DEFAULT_FORMAT, read_frame, table_path, write_frame
 from compass.traces import windows as W
-from compass.traces.alibaba_openb import (
+from compass.traces.formats.alibaba_openb import (
     Fractional,
     load_alibaba_openb,
     load_alibaba_openb_snapshot,

@@ -45,7 +45,7 @@ from compass.experiments.results import Results
 from compass.experiments.stats import BOOTSTRAP_SEED, MIN_SAMPLES, RESAMPLES, bootstrap_mean
 from compass.experiments.sweeps import eta_runs, overall_runs
 from compass.experiments.tables import write_table
-from compass.metrics import METRICS
+from compass.sim.metrics import METRICS
 
 __all__ = ("ranking_table",)
 

@@ -17,7 +17,7 @@ from compass.experiments.openb import (
     openb_dir,
 )
 from compass.experiments.layout import figure_files, table_files
-from compass.table_files import table_path
+from compass.sim.table_files import table_path
 from compass.schedulers import available
 
 OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository

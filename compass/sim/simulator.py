@@ -20,11 +20,11 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
 from compass.model import G_DEFAULT, Job
-from compass.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
 from compass.schedulers.base import Scheduler
-from compass.timeline import OracleError, PanelLayoutError, TimelineRecorder
+from compass.sim.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
+from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
+from compass.sim.timeline import OracleError, PanelLayoutError, TimelineRecorder
 
 __all__ = [
     "PauseRule", "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords",

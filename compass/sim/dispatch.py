@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from compass.cluster import ClusterState, PlacementError
 from compass.model import InstanceKey, Job
-from compass.panels import PANEL_GPUS, domain_panels, instance_panels
+from compass.oracle.panels import PANEL_GPUS, domain_panels, instance_panels
 from compass.schedulers.base import Move, Placement, Scheduler
 
 

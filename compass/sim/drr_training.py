@@ -31,7 +31,7 @@ from compass.schedulers.drr_policy import (
     submission_days,
     train,
 )
-from compass.simulator import SimulationConfig, Simulator
+from compass.sim.simulator import SimulationConfig, Simulator
 from compass.traces.schema import jobs_from_frame, read_trace, validate_trace
 
 #: A training slice: a canonical frame or the path of a canonical CSV.

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher
-from compass.fragmentation import state_phi_star
 from compass.model import G_DEFAULT, Job
+from compass.oracle.fragmentation import state_phi_star
 from compass.schedulers.base import Scheduler
+from compass.sim.dispatch import Dispatcher
 
 
 @dataclass(frozen=True)

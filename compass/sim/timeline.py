@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from compass.cluster import ClusterState
-from compass.fragmentation import (
+from compass.model import Job
+from compass.oracle.fragmentation import (
     MAX_GPUS_PER_NODE,
     WCC_GPUS_PER_NODE,
     DomainLayout,
@@ -24,9 +25,8 @@ from compass.fragmentation import (
     domain_layout,
     state_phi_star,
 )
-from compass.model import Job
-from compass.panels import domain_panels
-from compass.records import PANEL_COLUMNS, TIMELINE_COLUMNS
+from compass.oracle.panels import domain_panels
+from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS
 
 
 class OracleError(RuntimeError):

@@ -4,7 +4,7 @@ A node of G = 8K GPUs is an NVLink domain of K panels of 8 GPUs (eq. 22). A sub-
 instance (g <= 8) lives inside one panel, a multi-panel one (g = 8p) on p whole panels
 (eq. 23). The dispatcher, the node rules of the baselines, the hierarchical schedulers and
 the NVL72 workload need only these rules; the panel-level fragmentation (the best layout
-and its partial panels, eq. 26) is the oracle's (``compass.fragmentation.domain_layout``).
+and its partial panels, eq. 26) is the oracle's (``compass.oracle.fragmentation.domain_layout``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def has_panel_layout(sizes: tuple[int, ...], panels: int) -> bool:
 
     Exact, memoised by the sorted multiset also when no layout exists; the panel-aware node
     rules of the baselines ask it (docs/baselines.md). It is the feasibility side of
-    ``compass.fragmentation.domain_layout`` without its optimisation (tests compare them).
+    ``compass.oracle.fragmentation.domain_layout`` without its optimisation (tests compare them).
     """
     multi = sum(map(instance_panels, sizes))
     if multi > panels:

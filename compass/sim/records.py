@@ -2,7 +2,7 @@
 
 Both modes write the same ``jobs`` and ``timeline`` tables (docs/simulator.md,
 docs/runtime.md), so their schemas live here, below both: the runtime writes them without
-importing the simulator, and ``compass.metrics`` reads either mode's tables alike.
+importing the simulator, and ``compass.sim.metrics`` reads either mode's tables alike.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ JOB_COLUMNS = (
 )
 #: The simulator's migration log: one row per moved instance; ``charged``: it paused its job.
 MIGRATION_COLUMNS = ("time", "job_id", "instance", "src", "dst", "charged", "operator")
-#: One row per instant (``compass.timeline.TimelineRecorder``).
+#: One row per instant (``compass.sim.timeline.TimelineRecorder``).
 TIMELINE_COLUMNS = (
     "time", "partial_nodes", "phi_star", "sif", "used_gpus", "gpu_util", "empty_nodes",
     "queue_len", "head_demand", "running_jobs", "wcc",

@@ -19,9 +19,9 @@ from operator import index, mul
 
 import numpy as np
 
-from compass import milp
-from compass.milp import Milp, Solver
-from compass.panels import PANEL_GPUS, instance_panels
+from compass.oracle import milp
+from compass.oracle.milp import Milp, Solver
+from compass.oracle.panels import PANEL_GPUS, instance_panels
 
 #: Node size of the paper (section 2.2); the WCC closed form holds only for it.
 WCC_GPUS_PER_NODE = 8

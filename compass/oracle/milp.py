@@ -1,6 +1,6 @@
 """One mixed-integer linear program, two solvers: HiGHS in-process or CBC through pulp.
 
-Shared by the exact Phi* oracle's configuration ILP (``compass.fragmentation``) and the
+Shared by the exact Phi* oracle's configuration ILP (``compass.oracle.fragmentation``) and the
 repacking ILP of FFT and SIFOpt (``compass.schedulers.repack``), so status handling, limits,
 warm starts and pulp's CBC deprecation warning live in one place. HiGHS (``highspy``, the
 model passed as sparse arrays, no files) is the default; CBC (bundled with pulp 3, through
