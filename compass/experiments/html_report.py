@@ -25,7 +25,7 @@ from compass.experiments.headline import (
     verdict_counts,
     verdict_text,
 )
-from compass.experiments.layout import NOTEBOOKS, caption
+from compass.experiments.layout import NOTEBOOKS, OPENB_PRODUCTS, caption
 
 #: Background of a verdict's cell (the HTML page's and the screenshot test's).
 VERDICT_COLOURS = {"holds": "#c8e6c9", "tie": "#e0e0e0", "differs": "#ffcdd2",
@@ -78,9 +78,11 @@ def headline_html(rows: Sequence[Mapping[str, str]]) -> str:
 
 
 def _figures(figures: Path) -> list[str]:
-    """The contact sheet's figures: every registered figure the run drew, inline."""
+    """The contact sheet's figures: every registered figure the run drew (the notebooks'
+    and openb's), inline."""
     out = []
-    for stem in dict.fromkeys(s for p in NOTEBOOKS.values() for s in p.figures):
+    for stem in dict.fromkeys(s for p in (*NOTEBOOKS.values(), OPENB_PRODUCTS)
+                              for s in p.figures):
         png = figures / f"{stem}.png"
         if png.is_file():
             data = base64.b64encode(png.read_bytes()).decode()
