@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from compass.experiments.claims import CLAIM_COLUMNS, VERDICTS
+from compass.experiments.verdict.claims import CLAIM_COLUMNS, VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 

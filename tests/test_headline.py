@@ -1,5 +1,5 @@
-"""The report's first screen (compass.experiments.headline) and the HTML page
-(compass.experiments.html_report), on a claims table made from paper/claims.yaml's ids."""
+"""The report's first screen (compass.experiments.verdict.headline) and the HTML page
+(compass.experiments.verdict.html_report), on a claims table made from paper/claims.yaml's ids."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import re
 import pytest
 from claims_rows import claims_table
 
-from compass.experiments.claims import VERDICTS
-from compass.experiments.headline import (
+from compass.experiments.verdict.claims import VERDICTS
+from compass.experiments.verdict.headline import (
     COLUMNS,
     MAX_CELL,
     SECTIONS,
@@ -20,7 +20,7 @@ from compass.experiments.headline import (
     verdict_counts,
     verdict_text,
 )
-from compass.experiments.html_report import write_html
+from compass.experiments.verdict.html_report import write_html
 
 
 @pytest.mark.parametrize("text, plain", [

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from claims_rows import claims_table
 
-from compass.experiments.headline import headline_rows
-from compass.experiments.html_report import HEADER_COLOUR, VERDICT_COLOURS, write_html
+from compass.experiments.verdict.headline import headline_rows
+from compass.experiments.verdict.html_report import HEADER_COLOUR, VERDICT_COLOURS, write_html
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
                 if p), None)

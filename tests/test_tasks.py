@@ -111,7 +111,7 @@ def test_measure_records_the_plan_the_verdicts_and_the_sizes_of_a_run():
     """A run's cost.json with its plan fingerprint, verdict counts, peak memory and disk:
     every entry carries the plan; the verdict counts are quoted as the report prints them."""
     yaml = pytest.importorskip("yaml")
-    from compass.experiments.headline import verdict_text
+    from compass.experiments.verdict.headline import verdict_text
 
     tasks = _tasks()
     counts = {"holds": 19, "tie": 3, "differs": 43, "inconclusive": 4, "not applicable": 0,

@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compass.experiments.headline import verdict_text
 from compass.experiments.runs import cpu_seconds
 
 #: File name of the record in the profile's results folder.
@@ -77,10 +76,11 @@ class RunCost:
     date: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def record(self, profile: str, cores: int, repository: Path, plan: str | None = None,
-               verdicts: Mapping[str, int] | None = None,
-               outputs: Sequence[Path] = ()) -> dict[str, Any]:
+               verdicts: Mapping[str, int] | None = None, outputs: Sequence[Path] = (),
+               verdicts_text: str | None = None) -> dict[str, Any]:
         """The run's cost until now, with the fingerprint of its plan, the report's verdict
-        counts (None where the run wrote no claims table) and the disk of ``outputs``."""
+        counts and how the report prints them (None where the run wrote no claims table)
+        and the disk of ``outputs``."""
         return {
             "profile": profile,
             "date": self.date,
@@ -95,16 +95,17 @@ class RunCost:
             "commit": commit(repository),
             "plan": plan,
             "verdicts": dict(verdicts) if verdicts is not None else None,
-            "verdicts_text": verdict_text(verdicts) if verdicts is not None else None,
+            "verdicts_text": verdicts_text,
             "peak_memory_mb": peak_memory_mb(),
             "disk_mb": round(sum(disk_bytes(f) for f in dict.fromkeys(outputs)) / 2**20),
         }
 
     def write(self, path: Path, profile: str, cores: int, repository: Path,
               plan: str | None = None, verdicts: Mapping[str, int] | None = None,
-              outputs: Sequence[Path] = ()) -> dict[str, Any]:
+              outputs: Sequence[Path] = (), verdicts_text: str | None = None) -> dict[str, Any]:
         """Write the record to ``path`` (JSON) and return it."""
-        record = self.record(profile, cores, repository, plan, verdicts, outputs)
+        record = self.record(profile, cores, repository, plan, verdicts, outputs,
+                             verdicts_text)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=2) + "\n")
         return record

@@ -115,10 +115,6 @@ class Scheduler(ABC):
     color: ClassVar[str | None] = None
     #: Position among the schedulers of the same role (section 5.4's order for baselines).
     rank: ClassVar[int] = 100
-    #: Dotted path ``module:function`` of a builder that turns a run's parameters into
-    #: constructor arguments above the scheduler layer (``compass.sim.run_inputs``), called as
-    #: ``builder(params, nodes=, gpus_per_node=, seed=)``; "" when they go in unchanged.
-    builder: ClassVar[str] = ""
     #: Seconds between ``on_timer`` calls, or None for no timer.
     timer_period: float | None = None
     #: True if an admission pass or a timer, run again on the state and queue that an

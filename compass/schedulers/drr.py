@@ -62,8 +62,8 @@ class DRR(Scheduler):
     display = "DRR"
     color = "#000000"  # black: the orange it had was too near COMPASS-ABS's vermillion
     rank = 6
-    builder = "compass.sim.drr_training:drr_arguments"
-    #: ``compass.sim.drr_training.drr_arguments`` trains ``learned`` from these for the cluster
+    #: the simulator layer trains ``learned`` from these for the cluster (its builder,
+    #: ``compass.sim.builders``)
     build_parameters = {"policy": (Literal["best-fit", "learned"], "best-fit"),
                         "training_trace": (str | None, None)}
 

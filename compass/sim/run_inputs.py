@@ -1,21 +1,21 @@
 """What a run starts from: the trace, loaded and validated, and the scheduler, built.
 
 One helper for ``compass.simulate`` and ``compass.runtime.run_physical``, so both read a
-trace, label it and build a scheduler by name in the same way: through the class's
-``builder`` when it declares one (a learned policy trained for the cluster).
+trace, label it and build a scheduler by name in the same way: through its builder when
+one is registered (``builders``: a learned policy trained for the cluster).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from compass.schedulers import Scheduler, create, scheduler_class
+from compass.sim.builders import builder_of
 from compass.traces import validate_trace
 from compass.traces.loading import read_run_trace
 
@@ -76,9 +76,8 @@ def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: in
             raise ValueError("scheduler_params apply only when scheduler is given by name")
         return scheduler
     args = dict(params or {})
-    builder = scheduler_class(scheduler).builder
-    if builder:  # e.g. a learned policy, trained for this cluster above the simulator
-        module, _, function = builder.partition(":")
-        args = getattr(import_module(module), function)(
-            args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
+    scheduler_class(scheduler)  # an unknown name is refused before any builder runs
+    builder = builder_of(scheduler)
+    if builder is not None:  # e.g. a learned policy, trained for this cluster
+        args = builder(args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
     return create(scheduler, seed=seed, **args)

@@ -4,8 +4,6 @@
 
 import sys
 
-DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
-
 for _name in NOTEBOOKS:
 
     rule:

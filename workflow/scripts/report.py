@@ -2,7 +2,7 @@
 the HTML page beside it (REPRODUCTION.html)."""
 
 from compass.experiments.pipeline import logged
-from compass.experiments.report import write_report
+from compass.experiments.verdict.report import write_report
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p, inp = snakemake.params, snakemake.input

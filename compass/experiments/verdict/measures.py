@@ -1,8 +1,9 @@
 """The measures of paper/claims*.yaml: one function per ``measure.kind``, each reading the
 experiments' tables of one results folder (``Evidence``) and returning our value
 (``claims.Measured``), with its interval over the samples where it is a statistic of them.
-``MEASURES`` maps every kind to its function, the openb kinds included
-(``compass.experiments.openb``)."""
+``MEASURES`` maps every kind of paper/claims.yaml to its function; ``measure_function``
+finds a kind there or among those a study registers (``registry``: the openb kinds of
+paper/claims_openb.yaml)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ import pandas as pd
 
 from compass.experiments.aggregate import LOWER_IS_BETTER, METRICS, lead_intervals
 from compass.experiments.case_study import AbsentWindow, CaseStudy, WindowName
-from compass.experiments.claims import Margin, Measured, Tally, fmt
+from compass.experiments.comparisons import (
+    cost_runs,
+    cost_sweep,
+    eta_runs,
+    eta_sweep,
+    overall,
+    overall_runs,
+)
 from compass.experiments.composition import (
     SHARE_COLUMNS,
     composition,
@@ -29,7 +37,6 @@ from compass.experiments.config import PipelineConfig
 from compass.experiments.coverage import coverage_pairs
 from compass.experiments.layout import TABLE1
 from compass.experiments.migrations import migrations_by_operator, operator_shares
-from compass.experiments.openb import OPENB_MEASURES
 from compass.experiments.physical import migration_latencies, physical_label
 from compass.experiments.results import Results
 from compass.experiments.stats import (
@@ -39,14 +46,8 @@ from compass.experiments.stats import (
     lead_steps,
     unpaired_lead_steps,
 )
-from compass.experiments.sweeps import (
-    cost_runs,
-    cost_sweep,
-    eta_runs,
-    eta_sweep,
-    overall,
-    overall_runs,
-)
+from compass.experiments.verdict.claims import Margin, Measured, Tally, fmt
+from compass.experiments.verdict.registry import registered_measures
 
 
 @dataclass
@@ -550,5 +551,10 @@ MEASURES: dict[str, Callable[..., Measured]] = {
     "case_max": _case_windows(_case_max), "case_band": _case_windows(_case_band),
     "case_wide_blocked": _case_windows(_case_wide_blocked),
     "physical_latency": _physical_latency, "pause_per_job_operators": _pause_per_job_operators,
-    **OPENB_MEASURES,  # paper/claims_openb.yaml (compass.experiments.openb)
 }
+
+
+def measure_function(kind: str) -> Callable[..., Measured]:
+    """The function of a measure kind: the claims' own (``MEASURES``) or one a study
+    registers (``registry.registered_measures``)."""
+    return MEASURES[kind] if kind in MEASURES else registered_measures()[kind]

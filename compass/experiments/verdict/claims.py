@@ -4,8 +4,8 @@ paper/tables/claims.csv that ``verdicts.write_claims`` writes and everything els
 
 A check on a value with an interval over samples says "holds" when the whole interval
 satisfies it, "differs" when none of it does, and "inconclusive" when it admits both
-readings (``judge``). The measures live in ``compass.experiments.measures``, the writing of
-the table in ``compass.experiments.verdicts``, the Markdown in ``compass.experiments.report``.
+readings (``judge``). The measures live in ``measures``, the writing of the table in
+``verdicts``, the Markdown in ``report`` (all of ``compass.experiments.verdict``).
 """
 
 from __future__ import annotations

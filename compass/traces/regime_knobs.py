@@ -15,7 +15,7 @@ workload toward that regime; none of them looks at a scheduler, COMPASS-ABS incl
 * ``duration_scale``: every duration times this factor (more load, higher utilisation).
 
 The defaults change nothing (``RegimeKnobs().identity``). ``data/calibration/paper_regime.yaml``
-holds the fitted knobs of the ``*-paper-regime`` kinds (``compass.experiments.regime_fit``).
+holds the fitted knobs of the ``*-paper-regime`` kinds (``compass.experiments.studies.regime.fit``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.traces.paths import data_file
 from compass.traces.windows import Window, cluster_size
 
-#: The fitted knobs' file under data/ (written by ``compass.experiments.regime_fit``).
+#: The fitted knobs' file under data/ (written by ``compass.experiments.studies.regime.fit``).
 KNOBS_FILE = "calibration/paper_regime.yaml"
 #: The gang cap is taken at the cluster size of this eta: N(eta) grows with eta, so a gang
 #: inside the cap here is inside it at every paper eta.

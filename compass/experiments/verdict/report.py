@@ -1,8 +1,10 @@
 """The claims report: paper/REPRODUCTION.md renders paper/tables/claims.csv (every claim of
 paper/claims.yaml beside the value this pipeline measured, the data it came from and its
-verdict; ``compass.experiments.verdicts.write_claims``) as Markdown, with the findings
-computed from that table, the failed runs, the sensitivity to baseline variants, the known
-deviations (paper/deviations.yaml), how each value is measured, and the cost.
+verdict; ``verdicts.write_claims``) as Markdown, with the findings computed from that
+table, the failed runs, the sensitivity to baseline variants, the known deviations
+(paper/deviations.yaml), how each value is measured, and the cost. The studies add their
+lines where their sections are registered (``registry.report_section``: real data among
+the findings, the operating and sensitivity regimes, our extension at the end).
 
 On SYNTHETIC data every verdict is about the synthetic stand-ins; claims whose number the
 synthetic traces are calibrated to agree by construction, and the report marks them.
@@ -14,12 +16,18 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from compass.experiments.case_study import CaseStudy
-from compass.experiments.claims import (
+from compass.experiments.comparisons import overall_leads
+from compass.experiments.config import PAPER_SCHEDULERS
+from compass.experiments.layout import NOTEBOOKS
+from compass.experiments.ranking import RANKING_TABLE, ranking_summary
+from compass.experiments.results import Results
+from compass.experiments.stats import MIN_SAMPLES
+from compass.experiments.tables import markdown
+from compass.experiments.verdict.claims import (
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
     VERDICTS,
@@ -29,10 +37,7 @@ from compass.experiments.claims import (
     load_deviations,
     read_claims,
 )
-from compass.experiments.config import PAPER_SCHEDULERS
-from compass.experiments.extension import BACKFILL_REFERENCE, STRONGEST
-from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
-from compass.experiments.headline import (
+from compass.experiments.verdict.headline import (
     MAX_CELL,
     headline_rows,
     markdown_headline,
@@ -41,26 +46,13 @@ from compass.experiments.headline import (
     verdict_counts,
     verdict_text,
 )
-from compass.experiments.html_report import write_html
-from compass.experiments.layout import NOTEBOOKS
-from compass.experiments.openb import LABEL as OPENB_LABEL
-from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
-from compass.experiments.ranking import RANKING_TABLE, ranking_summary
-from compass.experiments.regime import REGIME_TABLE
-from compass.experiments.regimes import (
-    claims_stem,
-    read_regime_claims,
-    reading,
-    regime_slug,
-)
-from compass.experiments.results import Results
-from compass.experiments.stats import MIN_SAMPLES
-from compass.experiments.sweeps import overall_leads
-from compass.experiments.tables import markdown
+from compass.experiments.verdict.html_report import write_html
+from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
+from compass.experiments.verdict.registry import ReportInputs, Slot, report_sections
 from compass.experiments.windows import window_leads
 
 
-def _relative(target: Path, report: Path) -> str:
+def relative_link(target: Path, report: Path) -> str:
     """``target`` as a link from the report's folder."""
     return Path(os.path.relpath(target, report.parent)).as_posix()
 
@@ -74,7 +66,9 @@ def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> s
     return ", ".join(out) or "-"
 
 
-def _cell(text: str) -> str:
+def table_cell(text: str) -> str:
+    """A Markdown table cell: pipes escaped, one line, no thousands separators inside an
+    interval's brackets."""
     return plain_intervals(str(text)).replace("|", "\\|").replace("\n", " ")
 
 
@@ -85,7 +79,7 @@ def _fold(rows: list[dict[str, str]], columns: Sequence[str]) -> list[str]:
     for row in rows:
         long = [c for c in columns if len(row[c]) > MAX_CELL]
         for column in long:
-            appendix.append(f"- `{row['id']}`, {column}: {_cell(row[column])}")
+            appendix.append(f"- `{row['id']}`, {column}: {table_cell(row[column])}")
             row[column] = short(row[column], MAX_CELL - 12) + " (appendix)"
     return appendix
 
@@ -150,9 +144,10 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
 LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
 
 
-def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> list[str]:
+def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
+              real: Sequence[str]) -> list[str]:
     """"What we found": plain lines computed from claims.csv and the runs (never typed by
-    hand): the data, the verdicts, the real-data (openb) comparisons first, where
+    hand): the data, the verdicts, the real-data comparisons first (``real``: the studies'), where
     COMPASS-ABS's leads stand (signed) and how far the paper's margins are, its AFR leads,
     the theorem's bound and for which Compact, our absolute levels beside the paper's, and
     which verdicts a baseline variant changes."""
@@ -166,13 +161,7 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim]) -> lis
                                            if synthetic else "Real traces."),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" of {len(frame)} claims."]
-    real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
-        ["no data", "not measured"])]
-    if len(real):
-        lines.append(f"- **Real data** ({OPENB_LABEL}, the only real-trace comparison here): "
-                     + "; ".join(f"`{r.id}` {r.verdict} "
-                                 f"({r.ours_text.removeprefix(f'{OPENB_LABEL}: ')})"
-                                 for r in real.itertuples()) + ".")
+    lines += real
     if len(leads):
         ways = leads["direction"].str.split(" ").str[0].value_counts()
         worst = leads.loc[leads["relative_pct"].abs().idxmax()] if leads[
@@ -238,31 +227,11 @@ def _paper_beside_ours(tables: Path, out: Path) -> list[str]:
     if not path.is_file():
         return []
     return ["## The paper beside ours", "",
-            f"[{PAPER_VS_OURS_TABLE}.csv]({_relative(path, out)}) sets every number the "
+            f"[{PAPER_VS_OURS_TABLE}.csv]({relative_link(path, out)}) sets every number the "
             "paper's text and Tables 1-3 state beside ours: the stated value and where it is "
             "stated, ours with its interval and n, how far ours reaches outside the stated "
             "value (`difference`) and the verdict of the claim that measures it.", "",
             *[f"- {line}" for line in summary(pd.read_csv(path))], ""]
-
-
-def _regime_section(tables: Path, out: Path) -> list[str]:
-    """The section "The operating regime": the baselines' quantities the paper states beside
-    ours (regime.csv, ``compass.experiments.regime``), so that a reader sees whether the
-    comparisons above ran in the paper's world; nothing before the regime rule has run."""
-    path = tables / f"{REGIME_TABLE}.csv"
-    if not path.is_file():
-        return []
-    table = pd.read_csv(path, keep_default_na=False)
-    rows = [f"| {r.trace} | {_cell(r.quantity)} | {r.role} | {r.paper} | {r.ours} | "
-            f"{r.interval} | {r.samples} |" for r in table.itertuples()]
-    return ["## The operating regime: the paper's baselines beside ours", "",
-            "Each quantity the paper states for its baselines, measured on this run "
-            f"([{REGIME_TABLE}.csv]({_relative(path, out)}), with where the paper states it). "
-            "Where ours lies outside the paper's band, the comparisons above ran in another "
-            "regime than the paper's. COMPASS-ABS's own GFS AGU is shown as `held-out`: it is "
-            "the claim, never a target of the traces' calibration.", "",
-            "| trace | quantity | role | paper | ours | interval | n |", "|---" * 7 + "|",
-            *rows, ""]
 
 
 def _ranking_section(tables: Path, out: Path) -> list[str]:
@@ -295,50 +264,10 @@ def _ranking_section(tables: Path, out: Path) -> list[str]:
             "is separated the same way by its paired 95 % interval, *differs* when one is "
             "separated the other way, and is *undecided* otherwise "
             f"(always with fewer than {MIN_SAMPLES} samples: a case window is one replay) "
-            f"([{RANKING_TABLE}.csv]({_relative(path, out)})).", "",
+            f"([{RANKING_TABLE}.csv]({relative_link(path, out)})).", "",
             line[0].upper() + line[1:] + ".", "",
             "| experiment | trace | condition | metric | n | ours | P(first) | paper | tau-b | "
             "reading |", "|---" * 10 + "|", *rows, ""]
-
-
-def _on_the_papers_regime(res: Results, tables: Path, out: Path
-                          ) -> tuple[list[str], list[str]]:
-    """The profile's sensitivity regimes (profile key ``regimes``,
-    ``compass.experiments.regimes``): lines for "What we found", one per claim family and
-    regime (``regimes.reading``: a gap that closes on the regime is the data's, one that
-    stays is the scheduler's), and the section "On the paper's regime", each comparison
-    claim's main verdict and value beside those on each regime. Sensitivity: no main verdict
-    changes. Nothing without regimes, or before their claims rules ran."""
-    main = read_claims(tables)
-    mine = main[main["variant"] == DEFAULT_VARIANT].set_index("id")
-    found: list[str] = []
-    section: list[str] = []
-    for name in res.config.regimes:
-        theirs = read_regime_claims(tables, name)
-        if theirs is None:
-            continue
-        found += [f"- On the paper's regime, {r.line(name)}" for r in reading(main, theirs)]
-        data = next((d for d in theirs["data"] if d not in ("", "-")), "-")
-        path = tables / f"{claims_stem(name)}.csv"
-        rows = [f"| {r.id} | {mine.at[r.id, 'verdict'] if r.id in mine.index else '-'} | "
-                f"{_cell(mine.at[r.id, 'ours_text']) if r.id in mine.index else '-'} | "
-                f"{r.verdict}" + (f": {_cell(r.detail)}" if r.detail else "")
-                + f" | {_cell(r.ours_text)} |" for r in theirs.itertuples()]
-        section += [f"### `{name}`", "",
-                    f"Data: {data}. Every value is in [{path.name}]({_relative(path, out)}); "
-                    f"regime.csv's columns `ours_{regime_slug(name)}` set the regime's "
-                    "own quantities beside the paper's and ours.", "",
-                    "| claim | main verdict | value | verdict on the paper's regime | value |",
-                    "|---" * 5 + "|", *rows, ""]
-    if not section:
-        return [], []
-    return found, ["## On the paper's regime", "",
-                   "Sensitivity: the comparison experiments (overall, eta sweep, composition, "
-                   "cost sweep) replayed on SYNTHETIC kinds whose baselines run in the paper's "
-                   "operating regime, each claim judged as in the main table. A gap that "
-                   "closes there is the data's, one that stays the scheduler's. This never "
-                   "changes a main verdict; the case study, which replays one day's window, "
-                   "is not re-judged.", "", *section]
 
 
 def _windows_section(res: Results, claims: list[Claim]) -> list[str]:
@@ -381,102 +310,19 @@ def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
                + ", ".join(f"{k} = {val}" for k, val in spec["params"].items())
                for v, spec in variants.items()], "",
              "| claim | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1),
-             *["| " + " | ".join([i, *(_cell(cell.get((i, v), "-")) for v in names)]) + " |"
+             *["| " + " | ".join([i, *(table_cell(cell.get((i, v), "-")) for v in names)]) + " |"
                for i in ids], ""]
     return lines
 
 
-def _extension_section(res: Results, tables: Path, out: Path) -> list[str]:
-    """Our extension's own section, after the paper's claims and apart from them: the table
-    the rule ``extension_leads`` wrote (``extension.extension_leads``), a line per trace,
-    scheduler and runtime estimate on the issue's goal (the AJCT and AGU leads over the
-    strongest baseline above zero, with intervals) with the leads over ``gfs-backfill``
-    under the same estimate, and the lane's failed runs and cost. Nothing when the profile
-    runs none."""
-    cfg = res.config
-    if not cfg.extension:
-        return []
-    csv = tables / f"{EXTENSION_TABLE}.csv"
-    table = pd.read_csv(csv).fillna({"against": "", "strongest": ""})
-    x, runs = cfg.experiments, res.extension_runs
-    names = ", ".join(f"`{s}`" for s in cfg.extension)
-    estimates = ", ".join(f"`{e}`" for e in cfg.run.extension_estimates)
-    lines = ["## Beyond the paper: COMPASS-ABS+ (our extension)", "",
-             f"{names}: our own extension beyond the paper (docs/theory.md, section 8), not "
-             "one of its schedulers. Every batch runs the lane beside the paper's schedulers "
-             "(profile key `extension`) on the same samples, eta, c and seeds; no claim above, "
-             "no verdict and no paper lead uses its runs. On the overall experiment's samples "
-             f"(eta = {x.overall_eta:g}, c = {cfg.migration_cost:g} s): each one's lead over "
-             f"the strongest paper baseline ({', '.join(cfg.baselines)}), over "
-             f"{cfg.reference} and over `{BACKFILL_REFERENCE}` where it ran, paired over the "
-             "samples with the 95 % bootstrap interval and "
-             "n (positive: ours is better; AGU and AFR as shares), and its mean migration "
-             "pause per job ([" + f"{EXTENSION_TABLE}.csv]({_relative(csv, out)})). Its "
-             "`backfill` lets jobs pass a blocked FIFO head when they end before the head's "
-             "reservation; it reads the jobs' durations from the trace (a perfect runtime "
-             "estimate, which a real cluster does not have) and is a queue policy any "
-             "baseline could adopt, while every paper scheduler here is FIFO with "
-             "head-of-line blocking, so most of an AJCT lead can come from it "
-             "(docs/theory.md, section 8, ablation). `gfs-backfill` is best-fit under the "
-             "same backfill: the lead over it is what COMPASS-ABS+ adds beyond its queue "
-             "policy. "
-             + (f"Each also runs under the runtime estimates {estimates} (profile key "
-                "`extension_estimates`; runs labelled `<scheduler>@<estimate>`; docs/theory.md, "
-                "section 8, \"Runtime estimates\"), and each lead is given per estimate, the "
-                "one over `gfs-backfill` under the same estimate."
-                if estimates else "Its backfill runs on no other runtime estimate here."), ""]
-    goal = table[(table["against"] == STRONGEST)
-                 & table["measure"].isin(["ajct lead", "agu lead"])]
-    fair = table[table["against"].str.startswith(BACKFILL_REFERENCE)
-                 & table["measure"].str.endswith(" lead")]
-    for (trace, name, estimate), part in goal.groupby(
-            ["trace", "scheduler", "runtime_estimate"], sort=False):
-        met = len(part) == 2 and bool((part["ci_low"] > 0).all())
-        beyond = fair[(fair["trace"] == trace) & (fair["scheduler"] == name)
-                      & (fair["runtime_estimate"] == estimate)]
-        lines.append(f"- **{trace}** ({part['data'].iloc[0]}), {name}, {estimate} "
-                     "estimates: "
-                     + ", ".join(f"{r.measure.split()[0].upper()} lead {_with_interval(r)} "
-                                 f"over {r.strongest}" for r in part.itertuples())
-                     + ": " + ("both" if met else "not both") + " above zero over their "
-                     "whole 95 % interval."
-                     + (f" Over `{beyond['against'].iloc[0]}` (the same estimate): "
-                        + ", ".join(f"{r.measure.split()[0].upper()} {_with_interval(r)}"
-                                    for r in beyond.itertuples()) + "." if len(beyond) else ""))
-    rows = [{"trace": r.trace, "scheduler": r.scheduler, "estimate": r.runtime_estimate,
-             "measure": r.measure,
-             "against": r.against or "-", "strongest": r.strongest or "-",
-             "ours [95 % CI]": _with_interval(r), "n": fmt(int(r.n)), "reading": r.reading}
-            for r in table.itertuples(index=False)]
-    if rows:
-        columns = list(rows[0])
-        lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
-                  *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows]]
-    failed = runs[runs["status"] != "ok"]
-    batches = len(runs[["trace", "day", "seed", "eta", "cost"]].drop_duplicates())
-    cpu = float(runs["cpu_s"].sum()) if "cpu_s" in runs else math.nan
-    lines += ["", f"Its {len(runs)} runs in {batches} batches took "
-              f"{fmt(cpu)} CPU seconds of simulation"
-              + (f"; {len(failed)} raised and are left out ("
-                 + ", ".join(sorted(set(failed["error"]))) + ")." if len(failed) else ".")
-              + " They are not in the section \"Cost\" above.", ""]
-    return lines
-
-
-def _with_interval(row: Any) -> str:
-    """A row of the extension's table as "value [low, high] unit" (no interval: the value)."""
-    span = f" [{fmt(row.ci_low)}, {fmt(row.ci_high)}]" if pd.notna(row.ci_low) else ""
-    return f"{fmt(row.value)}{span} {row.unit}"
-
-
 def _headline(table: pd.DataFrame, tables: str | Path, out: Path) -> list[str]:
     """The first screen: the verdict of each section of the paper
-    (``compass.experiments.headline``), with the run's verdict counts."""
+    (``compass.experiments.verdict.headline``), with the run's verdict counts."""
     path = Path(tables) / f"{CLAIMS_TABLE}.csv"
     return ["## Headline: each section of the paper", "",
             f"Verdicts of this run: {verdict_text(verdict_counts(table))}. One row per "
             "section, its headline claim and the verdicts of all its claims; every claim, "
-            f"with its whole reading, is in [{CLAIMS_TABLE}.csv]({_relative(path, out)}) "
+            f"with its whole reading, is in [{CLAIMS_TABLE}.csv]({relative_link(path, out)}) "
             "and the section \"Claims\" below.", "",
             *markdown_headline(headline_rows(table))]
 
@@ -508,13 +354,18 @@ def _header(res: Results) -> list[str]:
     return lines
 
 
+def _studies(slot: Slot, inputs: ReportInputs) -> list[str]:
+    """The lines the studies' report sections write at ``slot`` (``registry``)."""
+    return [line for section in report_sections(slot) for line in section(inputs)]
+
+
 def write_report(results: str | Path, claims_path: str | Path | Sequence[str | Path],
                  deviations_path: str | Path,
                  out: str | Path, figures: str | Path, tables: str | Path,
                  page: str | Path | None = None) -> None:
     """Write the Markdown report from paper/tables/claims.csv (``write_claims``) and the
     claims' texts (how each value is measured) and deviations; and the HTML page
-    (``compass.experiments.html_report``) to ``page`` where given."""
+    (``compass.experiments.verdict.html_report``) to ``page`` where given."""
     res, out = Results.load(results), Path(out)
     claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
     table = read_claims(tables)
@@ -523,10 +374,11 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     appendix = _fold(rows, ("claim", "ours", "verdict"))
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
-    found, on_regime = _on_the_papers_regime(res, Path(tables), out)
+    inputs = ReportInputs(res, table, Path(tables), out)
     header = _header(res)
     lines = [*header[:4], *_headline(table, tables, out), *header[4:],
-             *_findings(table, res, claims)[:-1], *found, "", "## Summary", "",
+             *_findings(table, res, claims, _studies("real data", inputs))[:-1],
+             *_studies("findings", inputs), "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
@@ -539,15 +391,17 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
              "case-study claim is *not applicable* when no window shows "
              "fragmentation-induced blocking under the baselines. Values without an interval "
              "are judged as they are. Every value is in "
-             f"[{CLAIMS_TABLE}.csv]({_relative(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
+             f"[{CLAIMS_TABLE}.csv]"
+             f"({relative_link(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
     failures = _failures(res, CaseStudy.load(res).status)
     if failures:
         lines += ["## Failed runs", "", *failures, ""]
     lines += ["## Claims", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
-              *["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows], "",
-              *_paper_beside_ours(Path(tables), out), *_regime_section(Path(tables), out),
-              *on_regime, *_ranking_section(Path(tables), out),
+              *["| " + " | ".join(table_cell(row[c]) for c in columns) + " |"
+                for row in rows], "",
+              *_paper_beside_ours(Path(tables), out), *_studies("beside the paper", inputs),
+              *_ranking_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
@@ -555,7 +409,7 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
               for d in deviations] or ["None recorded."]
     lines += ["", "## How each value is measured", "",
               *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res),
-              *_extension_section(res, Path(tables), out)]
+              *_studies("end", inputs)]
     if appendix:
         lines += ["", "## Appendix: the long readings", "",
                   "The claims table's cells cut above, whole (also in claims.csv).", "",

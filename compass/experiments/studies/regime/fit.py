@@ -1,10 +1,10 @@
 """The fit of the paper-regime traces: knobs that put the baselines in the paper's regime.
 
-A small grid over ``compass.traces.paper_regime.RegimeKnobs`` per paper-regime kind. Each
+A small grid over ``compass.traces.regime_knobs.RegimeKnobs`` per paper-regime kind. Each
 point replays the days paper/regime.yaml's quantities use (composition days: Venus 92, GFS 58
 and 26 at eta = 0.9; the case window, GFS day 113 21:00-22:30 at eta = 0.95) under the six
 baselines only (COMPASS-ABS never runs here: its levels stay a held-out test), measures each
-regime-role quantity with ``compass.experiments.regime.measure`` and scores
+regime-role quantity with ``compass.experiments.studies.regime.operating.measure`` and scores
 
     objective = sum over quantities of (distance outside the paper's band) / (band width),
 
@@ -14,7 +14,7 @@ scale). The best point on the fit seeds is written to data/calibration/paper_reg
 with its objective on a held-out seed; ``--fft-variants`` adds FFT's variants' partial
 nodes in the fitted case window (section 6.6: no workload brings FFT to its 25-50 band).
 
-Run: ``python -m compass.experiments.regime_fit`` (then ``--fft-variants``).
+Run: ``python -m compass.experiments.studies.regime.fit`` (then ``--fft-variants``).
 """
 
 from __future__ import annotations
@@ -36,17 +36,17 @@ import yaml
 from compass.experiments.case_study import case_summary, paper_window
 from compass.experiments.config import CaseStudyConfig, ResolvedTrace, RunSettings, TraceSpec
 from compass.experiments.grid import RunKey
-from compass.experiments.regime import (
+from compass.experiments.runs import case_runs, cpu_seconds, run_batch
+from compass.experiments.studies.regime.operating import (
     BASELINES,
     CASE_WINDOW,
-    Measured,
+    QuantityValue,
     RegimeQuantity,
     measure,
     read_regime,
 )
-from compass.experiments.runs import case_runs, cpu_seconds, run_batch
-from compass.traces.paper_regime import KNOBS_FILE, RegimeKnobs, read_knobs
 from compass.traces.paths import data_dir, repo_root
+from compass.traces.regime_knobs import KNOBS_FILE, RegimeKnobs, read_knobs
 from compass.traces.synthetic import REGIME_BASE, synthesize
 from compass.traces.windows import day_window as _day_window
 from compass.traces.windows import jobs_in_window
@@ -80,7 +80,7 @@ FFT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def distance(q: RegimeQuantity, got: Measured) -> float:
+def distance(q: RegimeQuantity, got: QuantityValue) -> float:
     """How far ``got`` lies outside the paper's band of ``q``, in band widths (a number
     counts as the band [v, v]; a quantity without a paper value as [0, 0] of width 1)."""
     lo, hi = got.value if isinstance(got.value, tuple) else (got.value, got.value)
@@ -100,7 +100,7 @@ def scored(quantities: Sequence[RegimeQuantity], kind: str) -> list[RegimeQuanti
 
 
 def objective(quantities: Sequence[RegimeQuantity], runs: pd.DataFrame,
-              case: pd.DataFrame | None) -> tuple[float, dict[str, Measured]]:
+              case: pd.DataFrame | None) -> tuple[float, dict[str, QuantityValue]]:
     """The objective over ``quantities`` (regime role only) and each one's measured value;
     the composition runs are ``runs`` at COMPOSITION_ETA."""
     if any(q.role != "regime" for q in quantities):
@@ -190,7 +190,7 @@ class FitResult:
     points: pd.DataFrame
 
 
-def _values(got: Mapping[str, Measured]) -> dict[str, Any]:
+def _values(got: Mapping[str, QuantityValue]) -> dict[str, Any]:
     return {k: (list(v.value) if isinstance(v.value, tuple) else v.value)
             for k, v in got.items()}
 
@@ -257,12 +257,12 @@ def fft_variants(knobs: RegimeKnobs, seeds: Sequence[int] = (*FIT_SEEDS, HELD_OU
 def _header(command: str, objective_text: str) -> str:
     today = dt.datetime.now(dt.UTC).date().isoformat()
     return (
-        "# The paper-regime traces' knobs (compass.traces.paper_regime), fitted by\n"
+        "# The paper-regime traces' knobs (compass.traces.regime_knobs), fitted by\n"
         f"#   {command}\n"
         f"# on {today}: a grid over the knobs, the six baselines only (never COMPASS-ABS), "
         f"seeds {list(FIT_SEEDS)}\n"
         f"# fitted, seed {HELD_OUT_SEED} held out. Objective: {objective_text}\n"
-        "# fft_variants: python -m compass.experiments.regime_fit --fft-variants\n"
+        "# fft_variants: python -m compass.experiments.studies.regime.fit --fft-variants\n"
         "# SYNTHETIC sensitivity traces; docs/traces.md, \"The paper-regime variants\".\n")
 
 
@@ -280,7 +280,7 @@ def write_yaml(record: Mapping[str, Any], path: Path, command: str) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Fit both kinds (or, with ``--fft-variants``, add FFT's variants to the fitted YAML)."""
-    parser = argparse.ArgumentParser(prog="python -m compass.experiments.regime_fit",
+    parser = argparse.ArgumentParser(prog="python -m compass.experiments.studies.regime.fit",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=data_dir() / KNOBS_FILE,
                         help="the fit's YAML (default: data/calibration/paper_regime.yaml)")
@@ -291,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fft-variants", action="store_true",
                         help="measure FFT's variants in the fitted case window")
     args = parser.parse_args(argv)
-    command = " ".join(["python -m compass.experiments.regime_fit",
+    command = " ".join(["python -m compass.experiments.studies.regime.fit",
                         *(sys.argv[1:] if argv is None else argv)])
     started = cpu_seconds()
     if args.fft_variants:

@@ -1,56 +1,24 @@
-"""Appendix D experiment: SIF per level, AJCT and AGU on multi-panel domains (docs/nvl72.md).
-
-One synthetic trace per platform (``compass.traces.nvl72``), replayed by every scheduler on
-D domains of K panels. Platforms: "K=1" (DGX/HGX), "K=2" (DGX-2-like), "K=9" (NVL72) and
-"8x9" (NVL576 as eight NVL72 sub-domains: no generated instance spans more than 72 GPUs, so
-the third tier constrains nothing and NVL576 is 8 x the domains of NVL72 with K = 9; the
-flat K = 72 reading is left out: no exact panel-level oracle exists for K > 16).
-
-The baselines ``gfs`` and ``fgd`` keep their node rules but only consider domains where the
-instance still has a panel layout (``compass.schedulers.base.PanelFit``; docs/baselines.md,
-"Multi-panel domains"), so none of their runs splits an instance. A scheduler whose
-placement does split a sub-panel instance across panels is still refused by the simulator
-(``SchedulerError``); such a run is reported with ``status`` = the error and NaN metrics
-rather than dropped.
-"""
+"""The appendix D study's runs: one synthetic trace per platform
+(``compass.traces.nvl72``) replayed by every scheduler (``nvl72``; rule ``nvl72``:
+``write_nvl72``), and the table read back with its data label (``load_nvl72``)."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-import compass
+from compass.api import simulate
 from compass.experiments.layout import Layout
+from compass.experiments.studies.nvl72.config import METRICS, PLATFORMS, SCHEDULERS, Platform
 from compass.sim.metrics import time_weighted_mean
 from compass.sim.simulator import SchedulerError
 from compass.sim.table_files import read_frame, write_frame
 from compass.traces.nvl72 import Nvl72Workload, generate
-
-
-@dataclass(frozen=True)
-class Platform:
-    """A cluster of ``domains`` NVLink domains of ``panels`` 8-GPU panels."""
-
-    name: str
-    domains: int
-    panels: int
-
-
-#: Platforms of the issue, at roughly 144-288 GPUs (8x9 is 8 sub-domains of NVL72).
-PLATFORMS = (
-    Platform("K=1", 18, 1), Platform("K=2", 9, 2), Platform("K=9", 2, 9),
-    Platform("8x9", 8, 9),
-)
-SCHEDULERS = ("compass-abs-hier", "gfs", "fgd")
-METRICS = ("sif_gpu", "sif_panel", "ajct", "agu")
-#: The workload of the pipeline's rule ``nvl72``, the same in every profile.
-SETTINGS: dict[str, Any] = {"jobs": 400, "seed": 0, "multi_panel_share": 0.25}
 
 
 def run_one(platform: Platform, scheduler: str, workload: Nvl72Workload) -> dict[str, object]:
@@ -58,7 +26,7 @@ def run_one(platform: Platform, scheduler: str, workload: Nvl72Workload) -> dict
     row: dict[str, object] = {"platform": platform.name, "scheduler": scheduler,
                               "domains": platform.domains, "panels": platform.panels}
     try:
-        result = compass.simulate(generate(workload), scheduler, nodes=platform.domains,
+        result = simulate(generate(workload), scheduler, nodes=platform.domains,
                                   gpus_per_node=8 * platform.panels)
     except SchedulerError as err:
         return {**row, "status": str(err), **dict.fromkeys(METRICS, math.nan),

@@ -21,19 +21,19 @@ from typing import Any
 
 import pandas as pd
 
-from compass.experiments.claims import (
+from compass.experiments.comparisons import overall_leads
+from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, stated_values
+from compass.experiments.results import Results
+from compass.experiments.tables import write_table
+from compass.experiments.verdict.claims import (
     DEFAULT_VARIANT,
     SENSITIVE_KINDS,
     load_claims,
     load_margins,
     read_claims,
 )
-from compass.experiments.measures import Evidence
-from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, stated_values
-from compass.experiments.results import Results
-from compass.experiments.sweeps import overall_leads
-from compass.experiments.tables import write_table
-from compass.experiments.verdicts import assess
+from compass.experiments.verdict.measures import Evidence
+from compass.experiments.verdict.verdicts import assess
 
 PAPER_VS_OURS_TABLE = "paper_vs_ours"
 COLUMNS = ["figure", "group", "metric", "who", "paper", "paper_low", "paper_high", "where",

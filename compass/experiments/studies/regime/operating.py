@@ -24,12 +24,15 @@ import yaml
 
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.composition import composition_runs
-from compass.experiments.regimes import regime_slug
 from compass.experiments.results import Results
+from compass.experiments.stats import wilson
+from compass.experiments.studies.regime.config import regime_slug
 from compass.experiments.tables import write_table
+from compass.schedulers import names_with_role
 
-#: The six baselines of the paper and the five it groups apart from FFT in section 6.6.
-BASELINES = ("gfs", "fgd", "cafgd", "mcg", "fft", "drr")
+#: The six baselines of the paper (their cards' role) and the five it groups apart from FFT in
+#: section 6.6.
+BASELINES = names_with_role("baseline")
 GROUPS: dict[str, tuple[str, ...]] = {
     "baselines": BASELINES,
     "five": tuple(s for s in BASELINES if s != "fft"),
@@ -84,7 +87,7 @@ def read_regime(path: str | Path) -> list[RegimeQuantity]:
 
 
 @dataclass(frozen=True)
-class Measured:
+class QuantityValue:
     """Our value of one quantity: a band (lo, hi) or a number, an interval, the samples."""
 
     value: float | tuple[float, float]
@@ -92,17 +95,17 @@ class Measured:
     samples: int
 
 
-def composition_band(runs: pd.DataFrame, members: Sequence[str], metric: str) -> Measured:
+def composition_band(runs: pd.DataFrame, members: Sequence[str], metric: str) -> QuantityValue:
     """[min, max] over (day, scheduler) of the seed-mean ``metric``; the interval is the
     [min, max] over single samples."""
     mine = runs[runs["scheduler"].isin(list(members))]
     means = mine.groupby(["trace", "day", "scheduler"])[metric].mean()
     values = mine[metric].to_numpy(dtype=float)
-    return Measured((float(means.min()), float(means.max())),
+    return QuantityValue((float(means.min()), float(means.max())),
                     (float(values.min()), float(values.max())), len(values))
 
 
-def eta_floor(runs: pd.DataFrame, members: Sequence[str], metric: str) -> Measured:
+def eta_floor(runs: pd.DataFrame, members: Sequence[str], metric: str) -> QuantityValue:
     """The lowest over eta of the mean ``metric`` of the group's runs; the interval is a
     normal 95 % interval of that eta's mean (samples = its runs)."""
     mine = runs[runs["scheduler"].isin(list(members))]
@@ -111,11 +114,11 @@ def eta_floor(runs: pd.DataFrame, members: Sequence[str], metric: str) -> Measur
     values = mine.loc[mine["eta"] == eta, metric].to_numpy(dtype=float)
     mean = float(values.mean())
     half = 1.96 * float(values.std(ddof=1)) / math.sqrt(values.size) if values.size > 1 else 0.0
-    return Measured(mean, (mean - half, mean + half), int(values.size))
+    return QuantityValue(mean, (mean - half, mean + half), int(values.size))
 
 
 def case_band(summary: pd.DataFrame, members: Sequence[str], metric: str,
-              window: str = CASE_WINDOW) -> Measured:
+              window: str = CASE_WINDOW) -> QuantityValue:
     """The group's band in the case window: [lowest 10th, highest 90th] time-weighted
     percentile of ``metric`` over its schedulers; the interval is the [lowest, highest]
     per-scheduler median of the two percentiles."""
@@ -124,28 +127,18 @@ def case_band(summary: pd.DataFrame, members: Sequence[str], metric: str,
         raise ValueError(f"no case-study rows for window {window!r} and {list(members)}")
     lo, hi = rows[f"{metric}_p10"].to_numpy(float), rows[f"{metric}_p90"].to_numpy(float)
     middle = (lo + hi) / 2
-    return Measured((float(lo.min()), float(hi.max())),
+    return QuantityValue((float(lo.min()), float(hi.max())),
                     (float(middle.min()), float(middle.max())), len(rows))
 
 
 def stalled_share(runs: pd.DataFrame, members: Sequence[str], trace: str,
-                  metric: str = "mean_queue_time") -> Measured:
+                  metric: str = "mean_queue_time") -> QuantityValue:
     """Share of (day, eta, seed) samples of ``trace`` whose median ``members`` mean queue
     time exceeds STALL_QUEUE_S, with a Wilson 95 % interval."""
     mine = runs[(runs["trace"] == trace) & runs["scheduler"].isin(list(members))]
     median = mine.groupby(["day", "eta", "seed"])[metric].median()
     n, k = int(median.size), int((median > STALL_QUEUE_S).sum())
-    return Measured(k / n if n else math.nan, wilson(k, n), n)
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion k / n."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return QuantityValue(k / n if n else math.nan, wilson(k, n), n)
 
 
 def _text(value: float | tuple[float, float] | None) -> str:
@@ -157,7 +150,7 @@ def _text(value: float | tuple[float, float] | None) -> str:
 
 
 def measure(q: RegimeQuantity, runs: pd.DataFrame, composition: pd.DataFrame,
-            case: pd.DataFrame | None) -> Measured | None:
+            case: pd.DataFrame | None) -> QuantityValue | None:
     """Our value of ``q`` from the runs, the composition runs and the case summary (None
     where the results hold nothing to measure it on)."""
     if q.measure == "composition_band":
@@ -213,7 +206,7 @@ REGIME_TABLE = "regime"
 def beside_regimes(table: pd.DataFrame, regimes: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """``table`` with each sensitivity regime's regime table beside ours (profile key
     ``regimes``): columns ours_<regime>, interval_<regime> and samples_<regime>
-    (``regimes.regime_slug``), matched by quantity id, before ``where``."""
+    (``config.regime_slug``), matched by quantity id, before ``where``."""
     out = table.drop(columns="where")
     for name, theirs in regimes.items():
         mine = theirs.set_index("id").reindex(out["id"])

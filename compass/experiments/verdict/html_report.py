@@ -1,6 +1,6 @@
 """The report to open: one self-contained HTML page beside REPRODUCTION.md.
 
-It opens with the headline table (``compass.experiments.headline``: each section of the
+It opens with the headline table (``compass.experiments.verdict.headline``: each section of the
 paper, its verdict and where the data comes from), the terms it uses, then links to every
 table the run wrote (CSV and Markdown, relative to the page) and to REPRODUCTION.md, and a
 contact sheet of every figure, inline (PNG as data URIs: the page needs no other file to
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from compass.experiments.headline import (
+from compass.experiments.verdict.headline import (
     COLUMNS,
     TERMS,
     headline_rows,

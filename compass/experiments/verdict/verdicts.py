@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compass.experiments.claims import (
+from compass.experiments.layout import notebook_products
+from compass.experiments.results import Results
+from compass.experiments.stats import MIN_SAMPLES, Interval, direction
+from compass.experiments.tables import write_table
+from compass.experiments.verdict.claims import (
     CLAIM_COLUMNS,
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
@@ -30,11 +34,7 @@ from compass.experiments.claims import (
     load_margins,
     read_claims,
 )
-from compass.experiments.layout import notebook_products
-from compass.experiments.measures import MEASURES, Evidence
-from compass.experiments.results import Results
-from compass.experiments.stats import MIN_SAMPLES, Interval, direction
-from compass.experiments.tables import write_table
+from compass.experiments.verdict.measures import Evidence, measure_function
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("claims_shown",)
@@ -43,7 +43,7 @@ __all__ = ("claims_shown",)
 def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
     """Measure one claim and judge it."""
     args = {k: v for k, v in claim.measure.items() if k != "kind"}
-    measured = MEASURES[claim.measure["kind"]](ev, **args)
+    measured = measure_function(claim.measure["kind"])(ev, **args)
     if claim.measure["kind"] == "not_measured":
         return measured, Verdict("not measured", measured.text)
     if measured.windows is not None:

@@ -8,8 +8,8 @@ calibrated to that very number; read from the run's ``data`` column, never assum
 verdicts of every claim of the section. Cells stay under ``MAX_CELL`` characters; the long
 readings stay in claims.csv and the report's appendix.
 
-REPRODUCTION.md (``compass.experiments.report``) and the HTML page
-(``compass.experiments.html_report``) both open with it; ``TERMS`` explains each term of art
+REPRODUCTION.md (``compass.experiments.verdict.report``) and the HTML page
+(``compass.experiments.verdict.html_report``) both open with it; ``TERMS`` explains each term of art
 the table uses, once.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from compass.experiments.claims import CLAIMS_TABLE, DEFAULT_VARIANT, VERDICTS, read_claims
+from compass.experiments.verdict.claims import CLAIMS_TABLE, DEFAULT_VARIANT, VERDICTS, read_claims
 
 #: The longest cell the headline table prints (longer texts end in an ellipsis).
 MAX_CELL = 160
