@@ -37,8 +37,8 @@ from compass.experiments.cost_tables import (  # noqa: E402
     regenerate,
 )
 from compass.experiments.fingerprint import planned_steps, profile_fingerprint  # noqa: E402
-from compass.experiments.verdict.headline import verdict_text  # noqa: E402
 from compass.experiments.pipeline import RUNTIME_MODULES  # noqa: E402
+from compass.experiments.verdict.headline import verdict_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = yaml.safe_load((ROOT / "docs" / "measurements.yaml").read_text())["measurements"]

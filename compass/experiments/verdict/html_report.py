@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from compass.experiments.layout import NOTEBOOKS, OPENB_PRODUCTS, caption
 from compass.experiments.verdict.headline import (
     COLUMNS,
     TERMS,
@@ -25,7 +26,6 @@ from compass.experiments.verdict.headline import (
     verdict_counts,
     verdict_text,
 )
-from compass.experiments.layout import NOTEBOOKS, OPENB_PRODUCTS, caption
 
 #: Background of a verdict's cell (the HTML page's and the screenshot test's).
 VERDICT_COLOURS = {"holds": "#c8e6c9", "tie": "#e0e0e0", "differs": "#ffcdd2",
