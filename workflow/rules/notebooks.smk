@@ -27,6 +27,7 @@ for _name in NOTEBOOKS:
             L.log(f"notebooks/{_name}"),
         params:
             python=sys.executable,
+            root=str(BASE),
             start_timeout=KERNEL_START_TIMEOUT_S,
             # relative to the executed copy's folder, where its kernel runs (--cwd): the
             # copy re-runs from its folder, also after the results folder moved elsewhere
@@ -38,6 +39,8 @@ for _name in NOTEBOOKS:
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
+            # the kernel runs in the notebook's folder: it imports this checkout's compass
+            "PYTHONPATH={params.root}${{PYTHONPATH:+:$PYTHONPATH}} "
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
             "--start-timeout {params.start_timeout} --no-progress-bar --cwd {params.cwd} "
             "-p results {params.results} "

@@ -62,6 +62,7 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
             L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:
             python=sys.executable,
+            root=str(BASE),
             start_timeout=KERNEL_START_TIMEOUT_S,
             # relative to the executed copy's folder (as notebooks.smk's rules)
             cwd=lambda wc, output: folder(output.notebook),
@@ -72,6 +73,8 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
+            # the kernel runs in the notebook's folder: it imports this checkout's compass
+            "PYTHONPATH={params.root}${{PYTHONPATH:+:$PYTHONPATH}} "
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
             "--start-timeout {params.start_timeout} --no-progress-bar --cwd {params.cwd} "
             "-p results {params.results} -p figures {params.figures} -p tables {params.tables} "
