@@ -372,7 +372,8 @@ def test_two_notebook_steps_at_once_on_a_loaded_machine(loaded):
 
 
 @pytest.mark.parametrize("where", ["notebooks", "moved"])
-def test_an_executed_notebook_reruns_from_its_folder_and_moved(loaded, tmp_path, where):
+def test_an_executed_notebook_reruns_from_its_folder_and_moved(loaded, tmp_path, where,
+                                                               monkeypatch):
     """results/<p>/notebooks/<name>.ipynb runs again as it is (what `jupyter nbconvert
     --execute` does) from its own folder, also after the results folder was moved elsewhere:
     the pipeline injected parameters relative to that folder, so the moved copy reads and
@@ -392,6 +393,7 @@ def test_an_executed_notebook_reruns_from_its_folder_and_moved(loaded, tmp_path,
     moved = {p: p.stat().st_mtime_ns for p in (results / "figures").glob("*.png")}
     before = {p: p.stat().st_mtime_ns for p in (copy / "results" / "smoke" / "figures").glob(
         "*.png")}
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel imports this checkout's compass
     NotebookClient(nb, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(folder)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
