@@ -357,3 +357,23 @@ def test_table3_bars_carry_the_papers_top1_shares():
     stars = sorted(round(float(y), 3) for x, y in _drawn_points(fig.axes[0]))
     assert stars == [0.803, 0.819, 0.941]
     assert any(t.get_text() == "paper: stated value" for t in fig.findobj(Text))
+
+
+def test_an_outside_schedulers_card_is_drawn_without_a_prior_registry_call():
+    """A plugin named only in COMPASS_PLUGINS (a pipeline job's environment) gets its card's
+    display name and colour from the first figure call, not a spare colour: in a fresh
+    interpreter, before anything lists the schedulers."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    src = root / "examples" / "compass-worst-fit" / "src"
+    code = ("from compass import plotting as P; "
+            "print(P.display('worst-fit'), P.color('worst-fit'), sep='|')")
+    env = {**os.environ, "COMPASS_PLUGINS": "compass_worst_fit",
+           "PYTHONPATH": os.pathsep.join([str(root), str(src)])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=root, timeout=300)
+    assert out.stdout.strip() == "Worst-fit (plugin)|#000000", out.stderr
