@@ -27,7 +27,7 @@ for _name in NOTEBOOKS:
             L.log(f"notebooks/{_name}"),
         params:
             python=sys.executable,
-            root=str(BASE),
+            root=lambda wc, input: str(Path(input.notebook).resolve().parents[1]),  # the checkout
             start_timeout=KERNEL_START_TIMEOUT_S,
             # relative to the executed copy's folder, where its kernel runs (--cwd): the
             # copy re-runs from its folder, also after the results folder moved elsewhere

@@ -62,7 +62,7 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
             L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:
             python=sys.executable,
-            root=str(BASE),
+            root=lambda wc, input: str(Path(input.notebook).resolve().parents[1]),  # the checkout
             start_timeout=KERNEL_START_TIMEOUT_S,
             # relative to the executed copy's folder (as notebooks.smk's rules)
             cwd=lambda wc, output: folder(output.notebook),
