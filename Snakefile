@@ -23,6 +23,8 @@ if not workflow.overwrite_configfiles:
 validate(config, str(BASE / "config" / "schema.yaml"))
 
 from compass.experiments.cost import COST_FILE, RunCost  # noqa: E402
+from compass.experiments.fingerprint import fingerprint, steps_done  # noqa: E402
+from compass.experiments.verdict.headline import run_verdicts, verdict_text  # noqa: E402
 from compass.experiments.interrupts import SignalNote  # noqa: E402
 from compass.experiments.layout import NOTEBOOKS  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
@@ -61,7 +63,11 @@ onerror:
 
 
 onsuccess:
-    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE)
+    # with the fingerprint of the plan it ran (its steps from the log) and its verdict counts
+    VERDICTS = run_verdicts(PLAN.tables)
+    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE,
+               fingerprint(PLAN.config, steps_done(log)), VERDICTS,
+               [L.root, PLAN.figures, PLAN.tables], VERDICTS and verdict_text(VERDICTS))
 
 
 include: "workflow/rules/simulate.smk"

@@ -8,8 +8,10 @@
     python3 tasks.py env     # only create .venv and install
     python3 tasks.py measure ID -- COMMAND...             # time COMMAND (wall, CPU, load)
     python3 tasks.py measure ID --from results/quick/cost.json   # or take a pipeline run's
-                             # record; both write entries ID-wall and ID-cpu to
-                             # docs/measurements.yaml (replacing older ones of that ID)
+                             # record; both write entries ID-wall and ID-cpu (and a run's
+                             # plan fingerprint, verdict counts, memory and disk) to
+                             # docs/measurements.yaml (replacing older ones of that ID) and
+                             # regenerate the docs' cost tables from it
     python3 tasks.py lock    # regenerate requirements.lock from pyproject.toml's ranges
                              # (keeps pins still in range; `lock --upgrade`: newest of all)
                              # and environment.yml (conda) from the same ranges
@@ -194,21 +196,47 @@ def duration(seconds: float) -> str:
 
 
 def measurement_entries(name: str, cost: dict) -> list[dict]:
-    """The two entries of docs/measurements.yaml for a measured run: ``cost`` as
+    """The entries of docs/measurements.yaml for a measured run: ``cost`` as
     ``results/<profile>/cost.json`` holds it (wall_s, cpu_s, cores, load_start, load_end,
-    date, commit; profile and command where known)."""
+    date, commit; profile, command, the plan's fingerprint and the verdict counts where
+    known): wall and CPU time, and the verdict counts where the run recorded them."""
     loads = f"{cost['load_start'][0]:.1f} at the start, {cost['load_end'][0]:.1f} at the end"
     common = {"kind": "measured", "command": cost.get("command", "snakemake"),
               "profile": cost.get("profile"), "machine": cost.get("machine", ""),
               "cores": cost["cores"], "load": loads, "date": cost["date"][:10],
-              "commit": (cost.get("commit") or "")[:7] or None}
+              "commit": (cost.get("commit") or "")[:7] or None, "plan": cost.get("plan")}
     cpu = round(cost["cpu_s"])
-    return [
+    verdicts = cost.get("verdicts")
+    counted = [{"id": f"{name}-verdicts", "figure": f"{name}: the report's verdict counts",
+                "value": verdicts, "unit": "verdicts", "quoted": [cost["verdicts_text"]],
+                **common}] if verdicts else []
+    sizes = [{"id": f"{name}-{key.removesuffix('_mb').replace('_', '-')}",
+              "figure": f"{name}: {what}", "value": cost[key], "unit": "MB",
+              "quoted": [f"{cost[key]:,} MB"], **common}
+             for key, what in (("peak_memory_mb", "peak resident memory of its largest process"),
+                               ("disk_mb", "disk of its output folders"))
+             if cost.get(key) is not None]
+    return [*counted, *sizes,
         {"id": f"{name}-wall", "figure": f"{name}: wall time", "value": round(cost["wall_s"]),
          "unit": "s", "quoted": [duration(cost["wall_s"])], **common},
         {"id": f"{name}-cpu", "figure": f"{name}: CPU seconds", "value": cpu,
          "unit": "CPU-s", "quoted": [f"{cpu:,} CPU-seconds"], **common},
     ]
+
+
+def run_cost(command: list[str], started: float) -> dict:
+    """The cost.json a Snakemake ``command`` wrote after ``started`` (epoch seconds): its
+    profile's (``--configfile config/<p>.yaml``; the full profile without one); {} where
+    it wrote none."""
+    if not any(Path(part).name == "snakemake" for part in command):
+        return {}
+    profile = "full"
+    for i, part in enumerate(command[:-1]):
+        if part == "--configfile":
+            profile = Path(command[i + 1]).stem
+    path = ROOT / "results" / profile / "cost.json"
+    return json.loads(path.read_text()) if path.is_file() and path.stat().st_mtime > started \
+        else {}
 
 
 def write_measurements(text: str, entries: list[dict]) -> str:
@@ -241,13 +269,16 @@ def measure(rest: list[str]) -> int:
         cost = json.loads(Path(rest[2]).read_text())
         status = 0
     else:
-        load_start, started = os.getloadavg(), time.monotonic()
+        load_start, started, epoch = os.getloadavg(), time.monotonic(), time.time()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         status = subprocess.run(rest[2:], cwd=ROOT).returncode
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
-        cost = {"wall_s": time.monotonic() - started,
+        cost = {**{k: v for k, v in run_cost(rest[2:], epoch).items()
+                    if k in ("profile", "plan", "verdicts", "verdicts_text",
+                             "peak_memory_mb", "disk_mb")},
+                "wall_s": time.monotonic() - started,
                 "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
                 "cores": os.cpu_count(), "load_start": list(load_start),
                 "load_end": list(os.getloadavg()), "command": " ".join(rest[2:]),
@@ -258,6 +289,10 @@ def measure(rest: list[str]) -> int:
     MEASUREMENTS.write_text(write_measurements(MEASUREMENTS.read_text(), entries))
     for entry in entries:
         print(f"{entry['id']}: quote {entry['quoted'][0]!r}")
+    # the docs' cost tables are made from the YAML (compass.experiments.cost_tables)
+    python = BIN / "python"
+    if python.exists():
+        subprocess.run([str(python), "-m", "compass.experiments.cost_tables"], cwd=ROOT)
     return status
 
 

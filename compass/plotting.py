@@ -31,7 +31,7 @@ from compass.schedulers import SchedulerCard, available, cards
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
 #: Colours of the schedulers whose card has none.
-_SPARE_COLORS = ("#fbafe4", "#ece133", "#000000")
+_SPARE_COLORS = ("#fbafe4", "#ece133", "#17becf")
 #: Axis labels with units.
 LABELS = {
     "afr": "AFR (share of nodes; lower is better)", "ajct": "AJCT (s; lower is better)",
@@ -109,7 +109,24 @@ def _line_style(name: str) -> dict[str, object]:
 
 
 def _title(fig: plt.Figure, title: str, data: str) -> None:
-    fig.suptitle(f"{title}\n" + textwrap.fill(data, 110), fontsize=10)
+    """The title and the data label, wrapped to the figure's width (about 12 characters
+    of the 10-point title per inch), so that a wide figure's title stays short."""
+    width = max(80, int(fig.get_figwidth() * 12))
+    fig.suptitle(f"{title}\n" + textwrap.fill(data, width), fontsize=10)
+
+
+def _cover(ax, values: Iterable[float]) -> None:
+    """Widen ``ax``'s x limits to hold every one of ``values`` (interval ends) with a
+    margin: no interval is cut at the panel's edge."""
+    values = [v for v in values if pd.notna(v)]
+    if not values:
+        return
+    low, high = ax.get_xlim()
+    pad = 0.05 * (max(high, *values) - min(low, *values))
+    if ax.get_xscale() == "symlog":  # a margin of a twentieth of each end's magnitude
+        pad = 0.0
+        low, high = min(low, min(values) * 1.05), max(high, max(values) * 1.05)
+    ax.set_xlim(min(low, min(values) - pad), max(high, max(values) + pad))
 
 
 def _metric_panels(
@@ -137,6 +154,15 @@ def _compact_ticks(axis) -> None:
     low, high = axis.get_view_interval()
     if max(abs(low), abs(high)) >= 10_000:
         axis.set_major_formatter(ticker.EngFormatter(sep=""))
+
+
+#: A panel's values spread over more than this factor get a log axis (``_spread``).
+LOG_SPREAD = 20.0
+
+
+def _spread(values: Sequence[float]) -> bool:
+    """Whether positive ``values`` span more than ``LOG_SPREAD`` (max / min)."""
+    return bool(values) and min(values) > 0 and max(values) / min(values) > LOG_SPREAD
 
 
 def _short(value: float) -> str:
@@ -342,6 +368,10 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
                  if m.metric == metric and m.applies_to(group)]
         marks = [(m, s, rows) for m, s, rows in marks if rows is not None and _drawable(m, s)]
         limits = _fit_paper(ax, points, [v for _, s, _ in marks for v in s], "x")
+        if not points:  # e.g. SIF at panel level on one-panel domains: not an empty plot
+            ax.text(0.5, 0.5, "no value: not defined here", transform=ax.transAxes,
+                    ha="center", va="center", fontsize=8, color="0.3")
+            ax.set_xticks([])
         for y, name in enumerate(names):
             for k, value in enumerate(points.get(name, [])):
                 at = y + (0.18 * (2 * k - 1) if len(stages) > 1 else 0)
@@ -354,15 +384,22 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
                            facecolor=color(name) if k == 0 else "white",
                            edgecolor="black" if big else color(name), zorder=5 if big else 3)
         for mark, span, rows in marks:
-            unit = " s" if metric == "ajct" else ""
-            _draw_paper(ax, span, rows, ("lead " if mark.who == LEAD else "") + mark.text(
-                unit=unit), "x")
+            text = _lead_text(mark, metric) if mark.who == LEAD else mark.text(
+                unit=" s" if metric == "ajct" else "")
+            _draw_paper(ax, span, rows, text, "x")
         ax.set_yticks(range(len(names)), [display(n) for n in names])
         ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
             tick.set_fontweight("bold" if tick.get_text() == display(REFERENCE) else "normal")
+        drawn = [v for n in names if n not in EXTENSION_SCHEDULERS for v in points.get(n, [])]
+        if metric == "ajct" and not relative and _spread(drawn):
+            # one stalled baseline (openb: MCG at 2 M s) would squash the others into a dot
+            ax.set_xscale("log")
+            ax.set_xlim(min(drawn) / 1.4, max(drawn) * 1.4)
+            label = label.replace("(s;", "(s, log axis;")
         ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
-        _compact_ticks(ax.xaxis)
+        if ax.get_xscale() != "log":
+            _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])
         if r == 0:
@@ -382,6 +419,13 @@ LEAD_UNITS = {"afr": (100.0, "points of the node share", None),
               "ajct": (1.0, "s", 100.0)}
 
 
+def _lead_text(mark: PaperValue, metric: str) -> str:
+    """A stated lead as the figures write it: AJCT in seconds, AFR and AGU in points of
+    their share (as the paper states them: "0.7 pts", never "0.007")."""
+    scale = LEAD_UNITS.get(metric, (1.0, "", None))[0]
+    return "lead " + mark.text(scale, " s" if metric == "ajct" else " pts")
+
+
 def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
                 metrics: Sequence[str] = ("afr", "ajct", "agu"),
                 paper: Sequence[PaperValue] = ()) -> plt.Figure:
@@ -399,6 +443,7 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
     for ax, metric in zip(axes[0], metrics):
         scale, unit, linear = LEAD_UNITS.get(metric, (1.0, "", None))
         part = leads[leads["metric"] == metric].set_index(col)
+        ends = [v * scale for v in (*part["ci_low"], *part["ci_high"], *part["lead"])]
         for y, group in enumerate(groups):
             if group not in part.index or pd.isna(part.loc[group, "lead"]):
                 continue
@@ -422,13 +467,12 @@ def lead_panels(leads: pd.DataFrame, col: str, title: str, data: str,
             for y, group in enumerate(groups):
                 if mark.applies_to(group):
                     _draw_paper(ax, (mark.low * scale, mark.high * scale),
-                                (y - 0.2, y + 0.2),
-                                "lead " + mark.text(scale, " s" if metric == "ajct" else " pts"),
-                                "x", below=True)
+                                (y - 0.2, y + 0.2), _lead_text(mark, metric), "x", below=True)
         ax.axvline(0, color="black", lw=0.8, zorder=1)
         if linear:
             ax.set_xscale("symlog", linthresh=linear)
             unit = f"{unit}; linear within \u00b1{linear:g}, logarithmic beyond"
+        _cover(ax, ends)
         ax.set_yticks(range(len(groups)), [TRACES.get(str(g), str(g)) for g in groups])
         ax.set_ylim(len(groups) - 0.5, -0.7)
         ax.set_xlabel(f"{metric.upper()} lead ({unit})\nright: COMPASS-ABS better")
@@ -500,13 +544,18 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
     titles = dict(panels or {})
     keys: list[str | None] = [*titles] or [None]
     fig, axes = plt.subplots(1, len(keys), squeeze=False, sharey=True,
-                             figsize=(8.5 + 5.0 * (len(keys) - 1), 3.8))
+                             figsize=(7.0 + 4.5 * (len(keys) - 1), 4.4))
     for ax, key in zip(axes[0], keys):
         rows = timelines if key is None else timelines[timelines["window"] == key]
+        drawn: dict[tuple, str] = {}
         for name in order(rows["scheduler"]):
             part = rows[rows["scheduler"] == name]
             style = {k: v for k, v in _line_style(name).items() if k not in ("marker", "ms")}
-            ax.step(part["hour"], part[y], where="post", label=display(name), **style)
+            line = (tuple(part["hour"]), tuple(part[y]))
+            same = drawn.setdefault(line, name)  # a line identical to one drawn hides it
+            label = display(name) + (f" (= {display(same)}, hidden under it)"
+                                     if same != name else "")
+            ax.step(part["hour"], part[y], where="post", label=label, **style)
         if bound is not None:
             ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
         for mark in paper:
@@ -529,24 +578,39 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
     return fig
 
 
-def bucket_bars(table: pd.DataFrame, title: str, data: str) -> plt.Figure:
-    """Table 3 as bars: per trace, the reference's top-1 share per rho bucket and metric."""
+def bucket_bars(table: pd.DataFrame, title: str, data: str,
+                paper: Sequence[PaperValue] = ()) -> plt.Figure:
+    """Table 3 as bars: per trace, the reference's top-1 share per rho bucket and metric;
+    ``paper``: the paper's top-1 shares over all pairs, a star on the "Total" bucket's bar
+    of each metric, labelled "paper"."""
     apply_style()
     traces = list(dict.fromkeys(table["trace"]))
-    fig, axes = plt.subplots(1, len(traces), squeeze=False, figsize=(5.2 * len(traces), 3.6))
+    fig, axes = plt.subplots(1, len(traces), squeeze=False, figsize=(5.2 * len(traces), 3.8))
     for ax, trace in zip(axes[0], traces):
         part = table[table["trace"] == trace]
         long = part.melt(id_vars=["bucket", "pairs"], var_name="metric", value_name="share",
                          value_vars=[c for c in part if c.endswith("top-1 share")])
-        long["metric"] = long["metric"].str.replace(" top-1 share", "").str.upper()
+        long["metric"] = long["metric"].str.replace(" top-1 share", "")
+        buckets = list(dict.fromkeys(long["bucket"]))
         long["bucket"] = long["bucket"] + "\n(n=" + long["pairs"].astype(str) + ")"
+        metrics = list(dict.fromkeys(long["metric"]))
+        long["metric"] = long["metric"].str.upper()
         sns.barplot(long, x="bucket", y="share", hue="metric", ax=ax, palette="Greys")
+        for bars, metric in zip(ax.containers, metrics):
+            for mark in paper:
+                if mark.metric == metric and mark.applies_to(trace) and "Total" in buckets:
+                    bar = bars[buckets.index("Total")]
+                    ax.scatter(bar.get_x() + bar.get_width() / 2, mark.low, marker="*",
+                               s=120, facecolor="white", edgecolor="black", zorder=6,
+                               label=PAPER)
         ax.set(xlabel="WCC coverage rho bucket (n = (day, eta) pairs)",
                ylabel=f"{display(REFERENCE)} top-1 (share of pairs)", ylim=(0, 1.05),
                title=TRACES.get(trace, trace))
         ax.tick_params(axis="x", labelsize=7)
+        ax.legend(*_scheduler_handles(ax), fontsize=7, loc="lower left")
     _title(fig, title, data)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    _paper_legend(fig, 0.06)
     return fig
 
 

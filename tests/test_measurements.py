@@ -8,21 +8,46 @@ microseconds are simulated quantities, parameters and per-event benchmark rates,
 docs give with the benchmark that measures them). Each `quoted` text must say its entry's
 value, to the precision it is written with. WHITELIST holds the few matches that are no
 measurement, each with its reason.
+
+Every entry of a profile records the plan it measured (``plan``: the fingerprint of
+``compass.experiments.fingerprint``, or ``older``). A fingerprint must be the profile's of
+today (a dry run in an empty folder counts its steps), so changing a profile's seeds, days or
+steps fails here until it is re-measured or marked older; README.md and ARTIFACT.md quote an
+older entry only inside a generated cost table (``compass.experiments.cost_tables``, which
+must be up to date), and print only the verdict counts of a run of today's plan.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 yaml = pytest.importorskip("yaml")
 
+from compass.experiments.cost_tables import (  # noqa: E402
+    OLDER,
+    generated_spans,
+    load_entries,
+    regenerate,
+)
+from compass.experiments.fingerprint import planned_steps, profile_fingerprint  # noqa: E402
+from compass.experiments.pipeline import RUNTIME_MODULES  # noqa: E402
+from compass.experiments.verdict.headline import verdict_text  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = yaml.safe_load((ROOT / "docs" / "measurements.yaml").read_text())["measurements"]
 STRICT_FILES = ["README.md", "ARTIFACT.md"]
 DOC_FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+PROFILES = sorted(p.stem for p in (ROOT / "config").glob("*.yaml") if p.stem != "schema")
+RUNTIME = all(importlib.util.find_spec(m) for m in RUNTIME_MODULES)
+#: A run's verdict counts as the docs print them (the report's form).
+VERDICT_COUNTS = re.compile(r"\d+ holds(?:, \d+ [a-z ]+?)+ \(\d+ claims\)")
 REQUIRED = {"id", "figure", "value", "unit", "quoted", "kind", "date", "commit"}
 MEASURED = {"command", "machine", "cores", "load"}
 
@@ -89,6 +114,12 @@ def test_every_entry_is_complete_and_says_its_value():
         else:
             assert set(entry["from"]) <= set(ids), entry["id"]
         value = entry["value"]
+        if entry["unit"] == "verdicts":
+            assert entry["quoted"] == [verdict_text(value)], entry["id"]
+            continue
+        if entry["unit"] == "MB":
+            assert entry["quoted"] == [f"{value:,} MB"], entry["id"]
+            continue
         low, high = (value, value) if not isinstance(value, list) else value
         for text in entry["quoted"]:
             assert STRICT.fullmatch(text), (entry["id"], text)
@@ -106,8 +137,11 @@ def test_the_docs_quote_times_and_counts_only_from_the_measurements(name):
     text = (ROOT / name).read_text()
     pattern = STRICT if name in STRICT_FILES else LOOSE
     known = _quoted()
+    spans = generated_spans(text)  # made from the YAML (test_the_cost_tables_are_generated)
     stray = []
     for match in pattern.finditer(text):
+        if any(a <= match.start() < b for a, b in spans):
+            continue
         if match[0] not in known and (name, match[0]) not in WHITELIST:
             line = text.count("\n", 0, match.start()) + 1
             stray.append(f"{name}:{line}: {match[0]!r}")
@@ -135,3 +169,89 @@ def test_the_matcher_is_strict_on_durations_and_counts(line, found):
     """The forms the issue named are caught in README and ARTIFACT.md; parameters such as
     `c = 1..10 s` and signed differences are not measurements."""
     assert [m[0] for m in STRICT.finditer(line)] == found
+
+
+# ---------------------------------------------------------------- the plan each entry measured
+
+@functools.cache
+def todays_plan(profile: str) -> str:
+    """The fingerprint of ``profile``'s plan today: its steps from a dry run in an empty
+    folder (skips where the plan has a physical step and the runtime extra is missing)."""
+    path = ROOT / "config" / f"{profile}.yaml"
+    if yaml.safe_load(path.read_text())["experiments"].get("physical") and not RUNTIME:
+        pytest.skip(f"the {profile} profile plans the physical step, which needs the runtime "
+                    "extra (python3 tasks.py env --physical) to be counted")
+    folder = ROOT / ".pytest_cache" / f"plan-{profile}"
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile",
+                           str(ROOT / "Snakefile"), "--directory", str(folder), "--cores", "1",
+                           "--dry-run", "--quiet", "rules", "--configfile", str(path)],
+                          capture_output=True, text=True, timeout=600)
+    steps = planned_steps(done.stdout + done.stderr)
+    assert done.returncode == 0 and steps, done.stderr[-3000:]
+    return profile_fingerprint(path, steps)
+
+
+def _profile_entries() -> list[dict]:
+    return [e for e in ENTRIES if e.get("profile") in PROFILES]
+
+
+def test_every_entry_of_a_profile_names_its_plan():
+    for entry in _profile_entries():
+        plan = entry.get("plan")
+        assert plan == OLDER or re.fullmatch(r"[0-9a-f]{12}", str(plan)), (
+            entry["id"], "needs `plan`: the fingerprint of the plan it measured, or older")
+
+
+@pytest.mark.parametrize("profile", sorted({e["profile"] for e in _profile_entries()
+                                            if e.get("plan") != OLDER}))
+def test_a_fingerprinted_entry_measured_todays_plan(profile):
+    """Change a profile's seeds (or days, or its steps) and this fails until the entries
+    are re-measured (python3 tasks.py measure) or marked ``plan: older``."""
+    stale = [e["id"] for e in _profile_entries()
+             if e["profile"] == profile and e["plan"] != OLDER
+             and e["plan"] != todays_plan(profile)]
+    assert not stale, (f"measured on another plan than today's {profile} plan "
+                       f"({todays_plan(profile)}): re-measure or mark `plan: older`: {stale}")
+
+
+def _current(entry: dict) -> bool:
+    return entry.get("profile") not in PROFILES or entry.get("plan") == todays_plan(
+        entry["profile"])
+
+
+@pytest.mark.parametrize("name", STRICT_FILES)
+def test_readme_and_artifact_quote_only_todays_plan(name):
+    """Outside the generated cost tables, every time, count and verdict count README.md and
+    ARTIFACT.md print belongs to an entry that measured today's plan (or no profile's)."""
+    text = (ROOT / name).read_text()
+    spans = generated_spans(text)
+    stale = []
+    for match in [*STRICT.finditer(text), *VERDICT_COUNTS.finditer(text)]:
+        if any(a <= match.start() < b for a, b in spans) or (name, match[0]) in WHITELIST:
+            continue
+        holders = [e for e in ENTRIES if match[0] in e["quoted"]]
+        if not any(_current(e) for e in holders):
+            line = text.count("\n", 0, match.start()) + 1
+            stale.append(f"{name}:{line}: {match[0]!r}")
+    assert not stale, "quoted from no entry of today's plan:\n" + "\n".join(stale)
+
+
+def test_the_cost_tables_are_generated():
+    entries = load_entries(ROOT / "docs" / "measurements.yaml")
+    for name in ("README.md", "ARTIFACT.md", "docs/pipeline.md"):
+        text = (ROOT / name).read_text()
+        assert regenerate(text, entries) == text, (
+            f"{name}: a cost table is not what docs/measurements.yaml makes: run "
+            "python -m compass.experiments.cost_tables")
+
+
+def test_the_fingerprint_follows_seeds_days_and_steps_only():
+    raw = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())
+    base = profile_fingerprint(raw, 84)
+    days = {**raw, "traces": {**raw["traces"], "gfs": {**raw["traces"]["gfs"],
+                                                      "days": [1, 2]}}}
+    assert profile_fingerprint({**raw, "samples": raw["samples"] + 1}, 84) != base
+    assert profile_fingerprint(days, 84) != base
+    assert profile_fingerprint(raw, 85) != base
+    assert profile_fingerprint({**raw, "description": "other words"}, 84) == base

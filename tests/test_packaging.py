@@ -55,6 +55,23 @@ def test_citation_cff_is_valid_and_names_the_paper():
     assert paper["year"] == 2026 and "2609.18519" in paper["url"]
 
 
+def test_citation_and_zenodo_carry_the_release_fields_of_pyproject():
+    """version, date-released, repository-code and doi have one source, pyproject.toml:
+    CITATION.cff and .zenodo.json are what ``compass.release`` makes of it, and ``--check``
+    names every release field still empty."""
+    pytest.importorskip("yaml")
+    from compass.release import expected, missing, release_info
+
+    citation, record = expected(ROOT)
+    assert (ROOT / "CITATION.cff").read_text() == citation, "run python -m compass.release --write"
+    assert (ROOT / ".zenodo.json").read_text() == record, "run python -m compass.release --write"
+    info = release_info(ROOT)
+    assert json.loads(record)["version"] == info["version"] == compass.__version__
+    assert len(missing(info)) == sum(not info[k] for k in ("date", "repository", "doi"))
+    filled = {**info, "date": "2027-01-31", "repository": "https://example.org/compass"}
+    assert missing(filled) == ["[tool.compass.release] doi in pyproject.toml"]
+
+
 def test_schema_check_catches_a_broken_citation():
     yaml = pytest.importorskip("yaml")
     jsonschema = pytest.importorskip("jsonschema")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 import yaml
 
 from compass.experiments.config import PAPER_SCHEDULERS, parse_config
+from compass.experiments.fingerprint import profile_fingerprint
 from compass.experiments.layout import NOTEBOOKS, TABLE1, figure_files, table_files
 from compass.experiments.pipeline import RUNTIME_MODULES
 from compass.schedulers import available
@@ -74,6 +76,24 @@ def test_the_run_records_its_cost(smoke, loaded):
         assert record["machine_cores"] == os.cpu_count()
     # the loaded run's CPU: at least its two notebooks' kernels (its burners are not its own)
     assert again["date"] > first["date"] and again["cpu_s"] >= 2
+    # the whole run measured today's smoke plan; the rerun of two notebooks another one
+    steps = planned_jobs(snakemake(smoke, "--dry-run", "--forceall").stdout)
+    today = profile_fingerprint(ROOT / "config" / "smoke.yaml", sum(steps.values()))
+    assert first["plan"] == today != again["plan"]
+    assert sum(first["verdicts"].values()) == 81 and first["verdicts_text"].endswith(
+        "(81 claims)")
+    assert first["peak_memory_mb"] > 50 and first["disk_mb"] > 0
+
+
+def test_the_report_and_its_page_open_with_the_headline(smoke):
+    """REPRODUCTION.md and REPRODUCTION.html open with one row per section of the paper."""
+    md = (smoke / "results" / "smoke" / "REPRODUCTION.md").read_text()
+    page = (smoke / "results" / "smoke" / "REPRODUCTION.html").read_text()
+    assert md.index("## Headline") < md.index("## Data") < md.index("## Claims")
+    head = md[md.index("## Headline"):md.index("## Data")]
+    assert all(f"| {n} " in head for n in ("6.1", "6.2", "6.3", "6.4", "6.5", "6.6"))
+    assert page.index('id="headline"') < page.index("<h2>Terms</h2>")
+    assert page.count("data:image/png;base64,") >= 10
 
 
 def test_every_figure_and_table_was_written(smoke):
@@ -351,27 +371,37 @@ def test_two_notebook_steps_at_once_on_a_loaded_machine(loaded):
     assert all((folder / f"{name}.ipynb").is_file() for name in LOADED)
 
 
-@pytest.mark.parametrize("where", ["notebooks", "root"])
-def test_an_executed_notebook_reruns_from_its_folder_and_from_the_root(loaded, where):
+@pytest.mark.parametrize("where", ["notebooks", "moved"])
+def test_an_executed_notebook_reruns_from_its_folder_and_moved(loaded, tmp_path, where,
+                                                               monkeypatch):
     """results/<p>/notebooks/<name>.ipynb runs again as it is (what `jupyter nbconvert
-    --execute` does) with its own folder or the run's root as the working directory: the
-    pipeline injected absolute parameters."""
+    --execute` does) from its own folder, also after the results folder was moved elsewhere:
+    the pipeline injected parameters relative to that folder, so the moved copy reads and
+    writes its own files and never the checkout that produced it."""
     import nbformat
     from nbclient import NotebookClient
 
     copy, _ = loaded
-    folder = copy / "results" / "smoke" / "notebooks"
+    results = copy / "results" / "smoke"
+    if where == "moved":
+        results = Path(shutil.copytree(results, tmp_path / "elsewhere" / "smoke"))
+    folder = results / "notebooks"
     nb = nbformat.read(folder / f"{LOADED[-1]}.ipynb", 4)
     injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
     paths = re.findall(r'^\w+ = "(.*)"$', injected.source, flags=re.M)
-    assert paths and all(Path(p).is_absolute() and Path(p).is_relative_to(copy)
-                         for p in paths), injected.source
-    cwd = folder if where == "notebooks" else copy
+    assert paths and not any(Path(p).is_absolute() for p in paths), injected.source
+    moved = {p: p.stat().st_mtime_ns for p in (results / "figures").glob("*.png")}
+    before = {p: p.stat().st_mtime_ns for p in (copy / "results" / "smoke" / "figures").glob(
+        "*.png")}
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel imports this checkout's compass
     NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+                   resources={"metadata": {"path": str(folder)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)
+    if where == "moved":  # it wrote its figures into the moved folder, not the original
+        assert any(p.stat().st_mtime_ns > t for p, t in moved.items())
+        assert before == {p: p.stat().st_mtime_ns for p in before}
 
 
 def test_a_rerun_redoes_only_what_is_missing(smoke):

@@ -255,6 +255,110 @@ def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
     assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]
 
 
+# ------------------------------------------------------------ a reviewer's first screen (issue 37)
+def _rgb(hex_colour: str) -> tuple[int, ...]:
+    return tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_every_scheduler_colour_is_distinct_from_every_other():
+    """No two schedulers of the figures share a colour or one near it (COMPASS-ABS's
+    vermillion and DRR's orange did): at least 70 apart in RGB."""
+    names = (*PAPER_SCHEDULERS, *EXTENSION_SCHEDULERS)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            distance = math.dist(_rgb(P.color(a)), _rgb(P.color(b)))
+            assert distance >= 70, (a, b, P.color(a), P.color(b), round(distance))
+
+
+def test_the_lead_panel_axis_covers_every_interval():
+    """An interval far beyond the others (a stalled baseline's AJCT) is not cut at the
+    panel's edge, on the linear axes and on AJCT's symmetric-log axis."""
+    leads = pd.DataFrame([
+        {"trace": t, "metric": m, "lead": lead, "ci_low": low, "ci_high": high, "n": 15,
+         "baseline_mean": 1000.0, "strongest_baseline": "fft"}
+        for t, (lead, low, high) in (("venus", (-121.9, -228784.0, 11.5)),
+                                     ("gfs", (-8.0, -16.0, -1.0)))
+        for m in ("ajct", "agu")])
+    fig = P.lead_panels(leads, "trace", "leads", "SYNTHETIC", metrics=("ajct", "agu"))
+    for ax, scale in zip(fig.axes, (1.0, 100.0)):
+        low, high = ax.get_xlim()
+        assert low <= -228784.0 * scale and high >= 11.5 * scale, (low, high)
+
+
+def test_a_stated_lead_reads_in_points_in_both_figures():
+    """The paper's AGU lead of 0.7 points reads "0.7 pts" beside the dots too, as in the
+    lead panel (it read "0.007")."""
+    mark = PaperValue(figure="fig1_overall", metric="agu", who="lead", low=0.007,
+                      high=math.nan, group="venus")
+    means = pd.DataFrame([{"trace": "venus", "scheduler": s, "metric": "agu",
+                           "value": 0.9 + 0.001 * i} for i, s in enumerate(PAPER_SCHEDULERS)])
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("agu",), paper=[mark])
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert "paper lead >= 0.7 pts" in texts and not any("0.007" in t for t in texts)
+
+
+def test_a_line_hidden_under_another_says_so_in_the_legend():
+    """fig6: schedulers whose lines are identical are named with the one they hide under."""
+    hours = [9.0, 10.0, 11.0]
+    timelines = pd.DataFrame([{"hour": h, "scheduler": s, "gpu_util": v, "window": w}
+                              for s, vals in (("compass-abs", (0.9, 0.95, 0.97)),
+                                              ("gfs", (0.8, 0.8, 0.85)),
+                                              ("fgd", (0.8, 0.8, 0.85)))
+                              for h, v in zip(hours, vals) for w in ("paper", "busiest")])
+    fig = P.time_series(timelines, "gpu_util", "Fig. 6", "SYNTHETIC " * 30,
+                        panels={"paper": "the paper's window", "busiest": "the busiest"})
+    labels = [t.get_text() for ax in fig.axes if ax.get_legend()
+              for t in ax.get_legend().get_texts()]
+    assert "FGD (= GFS, hidden under it)" in labels and "GFS" in labels
+    title = fig._suptitle.get_text()
+    assert title.count("\n") <= 3  # the data label wraps to the figure's width
+    width, height = fig.get_size_inches()
+    assert width / height < 3  # panels of about 1.3:1 each, not 4.6:1
+
+
+def test_a_panel_without_values_says_why_and_names_are_display_names():
+    """fig_nvl72: SIF at panel level is undefined on one-panel domains (K = 1): the panel
+    says so instead of showing empty axes; schedulers appear by their display names."""
+    means = pd.DataFrame([{"platform": p, "scheduler": s, "metric": m,
+                           "value": math.nan if (p == "K=1" and m == "sif_panel") else 0.1}
+                          for p in ("K=1", "K=2") for s in ("compass-abs-hier", "gfs")
+                          for m in ("sif_gpu", "sif_panel")])
+    fig = P.dot_grid(means, "platform", "Appendix D", "SYNTHETIC",
+                     metrics=("sif_gpu", "sif_panel"))
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert texts.count("no value: not defined here") == 1
+    assert "COMPASS-ABS (hierarchical)" in texts and "compass-abs-hier" not in texts
+
+
+def test_one_stalled_baseline_does_not_squash_the_others():
+    """fig_openb_replay: MCG at 2 M s AJCT beside the rest at 20-40 k s: a log axis, on
+    which COMPASS-ABS and FFT stay apart; a narrow spread keeps its linear axis."""
+    def means(mcg: float) -> pd.DataFrame:
+        values = {"compass-abs": 38_399.0, "fft": 20_000.0, "mcg": mcg, "gfs": 30_000.0}
+        return pd.DataFrame([{"trace": "openb", "scheduler": s, "metric": "ajct", "value": v}
+                             for s, v in values.items()])
+    wide = P.dot_grid(means(2_000_000.0), "trace", "T", "REAL", metrics=("ajct",)).axes[0]
+    assert wide.get_xscale() == "log" and "log axis" in wide.get_xlabel().replace("\n", " ")
+    low, high = wide.get_xlim()
+    assert low < 20_000.0 and high > 2_000_000.0
+    narrow = P.dot_grid(means(45_000.0), "trace", "T", "REAL", metrics=("ajct",)).axes[0]
+    assert narrow.get_xscale() == "linear"
+
+
+def test_table3_bars_carry_the_papers_top1_shares():
+    """fig_wcc_coverage: a star at the paper's top-1 share on each metric's Total bar."""
+    table = pd.DataFrame([{"trace": "venus", "bucket": b, "pairs": 5, "share of pairs": 1.0,
+                           "afr top-1 share": 0.9, "ajct top-1 share": 0.7,
+                           "agu top-1 share": 0.6} for b in ("1.0", "Total")])
+    paper = [PaperValue(figure="fig_wcc_coverage", metric=m, who="compass-abs", low=v, high=v,
+                        group="venus") for m, v in (("afr", 0.941), ("ajct", 0.803),
+                                                    ("agu", 0.819))]
+    fig = P.bucket_bars(table, "Table 3", "SYNTHETIC", paper=paper)
+    stars = sorted(round(float(y), 3) for x, y in _drawn_points(fig.axes[0]))
+    assert stars == [0.803, 0.819, 0.941]
+    assert any(t.get_text() == "paper: stated value" for t in fig.findobj(Text))
+
+
 def test_an_outside_schedulers_card_is_drawn_without_a_prior_registry_call():
     """A plugin named only in COMPASS_PLUGINS (a pipeline job's environment) gets its card's
     display name and colour from the first figure call, not a spare colour: in a fresh

@@ -105,3 +105,29 @@ def test_measure_writes_entries_that_replace_older_ones_of_the_same_id():
     assert [after[e["id"]] for e in unchanged] == unchanged
     new = tasks.write_measurements(text, tasks.measurement_entries("medium-again", cost))
     assert len(yaml.safe_load(new)["measurements"]) == len(before) + 2
+
+
+def test_measure_records_the_plan_the_verdicts_and_the_sizes_of_a_run():
+    """A run's cost.json with its plan fingerprint, verdict counts, peak memory and disk:
+    every entry carries the plan; the verdict counts are quoted as the report prints them."""
+    yaml = pytest.importorskip("yaml")
+    from compass.experiments.verdict.headline import verdict_text
+
+    tasks = _tasks()
+    counts = {"holds": 19, "tie": 3, "differs": 43, "inconclusive": 4, "not applicable": 0,
+              "no data": 4, "not measured": 8}
+    cost = {"wall_s": 449.0, "cpu_s": 815.2, "cores": 2, "load_start": [0.1, 0.2, 0.3],
+            "load_end": [1.5, 1.0, 1.0], "date": "2026-12-06T07:00:00+00:00",
+            "commit": "abcdef1234567", "profile": "quick", "machine": "Linux x86_64",
+            "plan": "0123456789ab", "verdicts": counts, "verdicts_text": verdict_text(counts),
+            "peak_memory_mb": 1234, "disk_mb": 56}
+    entries = {e["id"]: e for e in tasks.measurement_entries("quick", cost)}
+    assert set(entries) == {"quick-verdicts", "quick-peak-memory", "quick-disk", "quick-wall",
+                            "quick-cpu"}
+    assert all(e["plan"] == "0123456789ab" for e in entries.values())
+    assert entries["quick-verdicts"]["quoted"] == [
+        "19 holds, 3 tie, 43 differs, 4 inconclusive, 0 not applicable, 4 no data, "
+        "8 not measured (81 claims)"]
+    assert entries["quick-peak-memory"]["quoted"] == ["1,234 MB"]
+    text = tasks.write_measurements("measurements:\n", list(entries.values()))
+    assert yaml.safe_load(text)["measurements"][0]["value"] == counts

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import sys
@@ -326,6 +327,12 @@ def folder(path: str | Path) -> str:
     """The folder of one of a rule's files: a parameter taken from the rule's own inputs or
     outputs rather than hard-coded (``snakemake --lint``)."""
     return str(Path(path).parent)
+
+
+def relative(path: str | Path, start: str | Path) -> str:
+    """``path`` relative to the folder ``start`` (POSIX form): an executed notebook's
+    parameters, so that the copy runs again wherever its results folder is moved."""
+    return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
 
 
 @contextmanager

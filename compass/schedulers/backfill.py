@@ -349,7 +349,7 @@ class GfsBackfill(GFS):
     name = "gfs-backfill"
     role = "reference"
     display = "GFS + backfill (our reference)"
-    color = "#b15928"
+    color = "#8c564b"  # not the brown near COMPASS-ABS's vermillion it had
     rank = 0
 
     def __init__(self, *, seed: int = 0, runtime_estimate: RuntimeEstimate = "exact") -> None:

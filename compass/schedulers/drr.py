@@ -60,7 +60,7 @@ class DRR(Scheduler):
     name = "drr"
     role = "baseline"
     display = "DRR"
-    color = "#de8f05"
+    color = "#000000"  # black: the orange it had was too near COMPASS-ABS's vermillion
     rank = 6
     #: the simulator layer trains ``learned`` from these for the cluster (its builder,
     #: ``compass.sim.builders``)

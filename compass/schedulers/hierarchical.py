@@ -79,6 +79,8 @@ class HierarchicalCompassAbs(CompassAbs):
     name = "compass-abs-hier"
     role = "variant"
     rank = 2
+    display = "COMPASS-ABS (hierarchical)"
+    color = "#b2182b"  # a dark red near COMPASS-ABS's vermillion: its variant, the reference there
 
     def __init__(self, *, seed: int = 0, compact_on_arrival: bool = True,
                  one_gpu_overflow: bool = False) -> None:

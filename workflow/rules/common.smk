@@ -8,7 +8,7 @@ from pathlib import Path
 from compass.experiments.breakeven import breakeven_samples
 from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
 from compass.experiments.layout import figure_files, table_files
-from compass.experiments.pipeline import caption_file, folder  # noqa: F401 (folder: params)
+from compass.experiments.pipeline import caption_file, folder, relative  # noqa: F401 (params)
 from compass.experiments.studies.openb.config import (
     NOTEBOOK as OPENB_NOTEBOOK_NAME,
     PACKING,

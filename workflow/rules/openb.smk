@@ -3,7 +3,6 @@
 # and the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
 
 import sys
-from pathlib import Path
 
 from compass.experiments.config import check_schedulers
 from compass.schedulers import available
@@ -63,15 +62,20 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
             L.log(f"notebooks/{OPENB_NOTEBOOK_NAME}"),
         params:
             python=sys.executable,
+            root=lambda wc, input: str(Path(input.notebook).resolve().parents[1]),  # the checkout
             start_timeout=KERNEL_START_TIMEOUT_S,
-            # absolute: the executed copy re-runs from its own folder or any other
-            results=lambda wc, input: folder(Path(input.config).resolve()),
-            figures=lambda wc, output: folder(Path(output.figures[0]).resolve()),
-            tables=lambda wc, output: folder(Path(output.tables[0]).resolve()),
+            # relative to the executed copy's folder (as notebooks.smk's rules)
+            cwd=lambda wc, output: folder(output.notebook),
+            results=lambda wc, input, output: relative(folder(input.config), folder(output.notebook)),
+            figures=lambda wc, output: relative(folder(output.figures[0]), folder(output.notebook)),
+            tables=lambda wc, output: relative(folder(output.tables[0]), folder(output.notebook)),
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
         shell:
+            # the kernel runs in the notebook's folder: it imports this checkout's compass
+            "PYTHONPATH={params.root}${{PYTHONPATH:+:$PYTHONPATH}} "
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
-            "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "
-            "-p figures {params.figures} -p tables {params.tables} 2> {log}"
+            "--start-timeout {params.start_timeout} --no-progress-bar --cwd {params.cwd} "
+            "-p results {params.results} -p figures {params.figures} -p tables {params.tables} "
+            "2> {log}"

@@ -259,7 +259,8 @@ rule report:
         openb=OPENB_TARGETS,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
-        PLAN.report,
+        md=PLAN.report,
+        html=PLAN.report.with_suffix(".html"),  # the page to open: compass.experiments.verdict.html_report
     conda:
         ENVIRONMENT
     log:

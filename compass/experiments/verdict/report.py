@@ -40,6 +40,16 @@ from compass.experiments.verdict.claims import (
     load_deviations,
     read_claims,
 )
+from compass.experiments.verdict.headline import (
+    MAX_CELL,
+    headline_rows,
+    markdown_headline,
+    plain_intervals,
+    short,
+    verdict_counts,
+    verdict_text,
+)
+from compass.experiments.verdict.html_report import write_html
 from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE, summary
 from compass.experiments.verdict.registry import ReportInputs, ReportSlot, report_sections
 
@@ -59,7 +69,21 @@ def _links(stems: list[str], figures: Path, tables: Path, report_dir: Path) -> s
 
 
 def table_cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """A Markdown table cell: pipes escaped, one line, no thousands separators inside an
+    interval's brackets."""
+    return plain_intervals(str(text)).replace("|", "\\|").replace("\n", " ")
+
+
+def _fold(rows: list[dict[str, str]], columns: Sequence[str]) -> list[str]:
+    """Cut the ``columns`` of ``rows`` longer than ``MAX_CELL`` (in place) and return the
+    appendix that gives them whole: a line per claim."""
+    appendix = []
+    for row in rows:
+        long = [c for c in columns if len(row[c]) > MAX_CELL]
+        for column in long:
+            appendix.append(f"- `{row['id']}`, {column}: {table_cell(row[column])}")
+            row[column] = short(row[column], MAX_CELL - 12) + " (appendix)"
+    return appendix
 
 
 def _failures(res: Results, case_status: pd.DataFrame) -> list[str]:
@@ -310,6 +334,18 @@ def _sensitivity(table: pd.DataFrame, res: Results) -> list[str]:
     return lines
 
 
+def _headline(table: pd.DataFrame, tables: str | Path, out: Path) -> list[str]:
+    """The first screen: the verdict of each section of the paper
+    (``compass.experiments.verdict.headline``), with the run's verdict counts."""
+    path = Path(tables) / f"{CLAIMS_TABLE}.csv"
+    return ["## Headline: each section of the paper", "",
+            f"Verdicts of this run: {verdict_text(verdict_counts(table))}. One row per "
+            "section, its headline claim and the verdicts of all its claims; every claim, "
+            f"with its whole reading, is in [{CLAIMS_TABLE}.csv]({relative_link(path, out)}) "
+            "and the section \"Claims\" below.", "",
+            *markdown_headline(headline_rows(table))]
+
+
 def _header(res: Results) -> list[str]:
     """Title, profile, and what data every number comes from."""
     cfg = res.config
@@ -350,18 +386,22 @@ def _studies(slot: ReportSlot, inputs: ReportInputs) -> list[str]:
 
 def write_report(results: str | Path, claims_path: str | Path | Sequence[str | Path],
                  deviations_path: str | Path,
-                 out: str | Path, figures: str | Path, tables: str | Path) -> None:
+                 out: str | Path, figures: str | Path, tables: str | Path,
+                 page: str | Path | None = None) -> None:
     """Write the Markdown report from paper/tables/claims.csv (``write_claims``) and the
-    claims' texts (how each value is measured) and deviations."""
+    claims' texts (how each value is measured) and deviations; and the HTML page
+    (``compass.experiments.verdict.html_report``) to ``page`` where given."""
     res, out = Results.load(results), Path(out)
     claims, deviations = load_claims(claims_path), load_deviations(deviations_path)
     table = read_claims(tables)
     frame = table[table["variant"] == DEFAULT_VARIANT]
     rows = _report_rows(frame, Path(figures), Path(tables), out.parent)
+    appendix = _fold(rows, ("claim", "ours", "verdict"))
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     inputs = ReportInputs(res, table, Path(tables), out)
-    lines = [*_header(res), *dead_section(res),
+    header = _header(res)
+    lines = [*header[:4], *_headline(table, tables, out), *header[4:], *dead_section(res),
              *_findings(table, res, claims, _studies("real data", inputs), Path(tables))[:-1],
              *_studies("findings", inputs), "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
@@ -402,5 +442,12 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     lines += ["", "## How each value is measured", "",
               *[f"- `{c.id}`: {c.how}" for c in claims], "", "## Cost", "", _cost(res),
               *_studies("end", inputs)]
+    if appendix:
+        lines += ["", "## Appendix: the long readings", "",
+                  "The claims table's cells cut above, whole (also in claims.csv).", "",
+                  *appendix]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines).rstrip() + "\n")
+    if page is not None:
+        write_html(table, Path(page), out, Path(figures), Path(tables),
+                   f"Reproduction report: profile {res.config.profile}", f"Data: {res.label()}.")
