@@ -56,6 +56,9 @@ if OPENB is not None:
             part="replay",
             out=lambda wc, output: folder(output[0]),
             table_format=L.table_format,
+        resources:
+            mem_mb=4000,
+            runtime=60,
         script:
             "../scripts/openb.py"
 
@@ -73,6 +76,9 @@ if OPENB is not None:
             part="packing",
             out=lambda wc, output: folder(output[0]),
             table_format=L.table_format,
+        resources:
+            mem_mb=4000,
+            runtime=60,
         script:
             "../scripts/openb.py"
 
@@ -101,6 +107,8 @@ if OPENB is not None:
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
+            mem_mb=4000,
+            runtime=60,
         shell:
             "{params.python} -m papermill {input.notebook} {output.notebook} -k python3 "
             "--start-timeout {params.start_timeout} --no-progress-bar -p results {params.results} "

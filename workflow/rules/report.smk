@@ -42,6 +42,9 @@ rule claims:
         results=lambda wc, input: folder(input.config),
         tables=lambda wc, output: folder(output[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/claims.py"
 
@@ -62,6 +65,9 @@ if EXTENSION_FILES:
             results=lambda wc, input: folder(input.config),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/extension_leads.py"
 
@@ -89,6 +95,9 @@ for _regime, _regime_plan in REGIME_PLANS.items():
             results=lambda wc, input: folder(input.config),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/regime_claims.py"
 
@@ -117,6 +126,9 @@ rule regime:
             dict(zip(REGIME_PLANS, (folder(c) for c in input.regime_configs)))
         ),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/regime.py"
 
@@ -138,6 +150,9 @@ rule baseline_ranking:
         results=lambda wc, input: folder(input.config),
         tables=lambda wc, output: folder(output[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/baseline_ranking.py"
 
@@ -169,5 +184,8 @@ rule report:
         figures=lambda wc, input: folder(input.figures[0]),
         tables=lambda wc, input: folder(input.table[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/report.py"
