@@ -34,19 +34,19 @@ run() {
     executor=(--executor slurm --slurm-status-command squeue --jobs 20
               --default-resources slurm_partition=ci)
   else
-    executor=(--executor cluster-generic --jobs "$(nproc)" --default-resources tmpdir=/tmp
+    executor=(--executor cluster-generic --jobs "$(nproc)" --default-resources tmpdir=system_tmpdir
               --cluster-generic-submit-cmd "python3 $PWD/workflow/cluster/local_submit.py")
   fi
   smk=("$VENV/bin/snakemake" --directory "$OUT" --configfile config/smoke.yaml "$@"
        "${executor[@]}")
   # every rule but the target in a group of its own: a grouped job is never local
-  "${smk[@]}" --list-rules | grep -vx all | sed 's/.*/&=&/' >"$STATE.groups"
-  "${smk[@]}" --groups $(cat "$STATE.groups") >"$STATE.run.log" 2>&1 \
-    || { tail -n 40 "$STATE.run.log"; return 1; }
+  "${smk[@]}" --list-rules | grep -vx all | sed 's/.*/&=&/' >"$OUT.groups"
+  "${smk[@]}" --groups $(cat "$OUT.groups") >"$OUT.run.log" 2>&1 \
+    || { tail -n 40 "$OUT.run.log"; return 1; }
   log=$(ls -t "$OUT"/.snakemake/log/*.snakemake.log | head -1)
   local_jobs=$(sed -n 's/^localrule \(.*\):$/\1/p' "$log" | grep -vx all | sort -u | xargs)
   [ -z "$local_jobs" ] || { echo "CI: ran outside the scheduler: $local_jobs"; return 1; }
-  submitted=$(grep -c "with external jobid" "$log")
+  submitted=$(grep -cE "with external jobid|submitted with SLURM jobid" "$log")
   if [ "$mode" = slurm ]; then
     # SLURM's record of each finished job: state, time limit (minutes), memory (Tres mem=)
     awk -v total="$(slurmd -C | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')" -v n="$submitted" '
@@ -88,8 +88,8 @@ if [ "${SLURM_SMOKE_STAGE:-}" = inside ]; then  # the private network namespace
 fi
 
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${PLUGINS[@]}" \
-  >"$STATE.pip.log" 2>&1 \
-  || { echo "CI: pip could not install ${PLUGINS[*]} (see $STATE.pip.log); no cluster run"; exit 0; }
+  >"$OUT.pip.log" 2>&1 \
+  || { echo "CI: pip could not install ${PLUGINS[*]} (see $OUT.pip.log); no cluster run"; exit 0; }
 rm -rf "$STATE"
 if [ "${COMPASS_SLURM:-}" = off ]; then  # to try the fallback where SLURM would start
   fallback "SLURM not tried (COMPASS_SLURM=off)" "$@"

@@ -3,7 +3,7 @@
 executor in CI's fallback (.ci/slurm-smoke.sh; README, "On a SLURM cluster").
 
     snakemake --executor cluster-generic --cluster-generic-submit-cmd \
-        'python3 workflow/cluster/local_submit.py' --default-resources tmpdir=/tmp ...
+        'python3 workflow/cluster/local_submit.py' --default-resources tmpdir=system_tmpdir ...
 
 Snakemake calls it with a job script; it refuses a job whose rule declares no ``mem_mb`` or
 ``runtime`` (a cluster needs both, and the default resources above supply neither), then
