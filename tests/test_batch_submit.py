@@ -21,8 +21,8 @@ _spec = importlib.util.spec_from_file_location(
 local_submit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(local_submit)
 
-#: the properties line of a job script as Snakemake 9's generic cluster executor wrote it
-#: in CI's fallback run (inputs, outputs and params shortened)
+#: a job's properties as Snakemake 9 writes them into its job script (Job.properties):
+#: a rule's job (inputs, outputs and params shortened) ...
 SIMULATE = {
     "type": "single", "rule": "simulate", "local": False,
     "input": ["results/smoke/canonical/gfs.csv"],
@@ -31,12 +31,14 @@ SIMULATE = {
     "params": {"samples": "[...]"}, "log": ["results/smoke/logs/simulate/gfs/part3.log"],
     "threads": 1,
     "resources": {"mem_mb": 4000, "mem_mib": 3815, "tmpdir": "/tmp", "runtime": 120},
-    "jobid": 7, "cluster": {},
+    "jobid": 7,
 }
-GROUP = {"type": "group", "groupid": "report", "local": False, "input": [], "output": [],
-         "threads": 1, "resources": {"_cores": 1, "_nodes": 1, "mem_mb": 2000,
-                                     "runtime": 30, "tmpdir": "/tmp"},
-         "jobid": "6e0a5b4c-0d4f-5a3e-9d57-8b0f5c1d2e3f"}
+#: ... and a group job's, copied from CI's fallback run (every rule in a group of its own)
+GROUP = {"type": "group", "groupid": "day_table", "local": False, "input": [],
+         "output": ["results/smoke/regimes/paper-regime/traces/venus/days.csv"], "threads": 1,
+         "resources": {"runtime": 30, "disk_mib": 47684, "disk_mb": 50000, "mem_mb": 2000,
+                       "mem_mib": 1908, "mem": "2 GB", "disk": "50 GB"},
+         "jobid": "ffaba067-696b-5dcc-b124-6f3cb6354ebb"}
 
 
 def jobscript(properties: dict, body: str = "true") -> str:
@@ -90,7 +92,7 @@ def test_the_submit_script_refuses_a_job_without_memory_or_time():
     with pytest.raises(ValueError, match="'simulate' declares no runtime"):
         local_submit.limits(bare)
     group = {**GROUP, "resources": {"tmpdir": "/tmp"}}
-    with pytest.raises(ValueError, match="group job 'report' declares no mem_mb and no runtime"):
+    with pytest.raises(ValueError, match="group job 'day_table' declares no mem_mb and no runtime"):
         local_submit.limits(group)
 
 
