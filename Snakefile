@@ -63,7 +63,10 @@ onerror:
 
 
 onsuccess:
-    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE)
+    # the cores of a local run; none where an executor submits the jobs (no --cores: there
+    # workflow.cores raises, which failed every SLURM run at its end)
+    COST.write(L.root / COST_FILE, PLAN.config.profile,
+               workflow.cores if workflow.local_exec else None, BASE)
 
 
 include: "workflow/rules/simulate.smk"

@@ -20,7 +20,8 @@
 # goes to the fallback at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=$(realpath "$1") OUT=$2 REFERENCE=$(realpath "$3")
+SELF=$PWD/.ci/slurm-smoke.sh
+VENV=$(realpath "$1") OUT=$(realpath -m "$2") REFERENCE=$(realpath "$3")
 shift 3
 STATE=/tmp/compass-slurm  # SLURM's state, logs and job record (jobs.txt)
 PLUGINS=(snakemake-executor-plugin-slurm==2.8.0 snakemake-executor-plugin-cluster-generic==1.0.9)
@@ -98,5 +99,5 @@ elif ! why=$(.ci/slurm.sh install 2>&1); then
 elif ! unshare --net true 2>/dev/null; then
   fallback "SLURM unavailable: no private network namespace (unshare --net) to keep its daemons to this host" "$@"
 else
-  SLURM_SMOKE_STAGE=inside exec unshare --net "$0" "$VENV" "$OUT" "$REFERENCE" "$@"
+  SLURM_SMOKE_STAGE=inside exec unshare --net "$SELF" "$VENV" "$OUT" "$REFERENCE" "$@"
 fi

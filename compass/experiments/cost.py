@@ -56,7 +56,7 @@ class RunCost:
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
     date: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
-    def record(self, profile: str, cores: int, repository: Path) -> dict[str, Any]:
+    def record(self, profile: str, cores: int | None, repository: Path) -> dict[str, Any]:
         """The run's cost until now."""
         return {
             "profile": profile,
@@ -72,7 +72,7 @@ class RunCost:
             "commit": commit(repository),
         }
 
-    def write(self, path: Path, profile: str, cores: int, repository: Path) -> dict[str, Any]:
+    def write(self, path: Path, profile: str, cores: int | None, repository: Path) -> dict[str, Any]:
         """Write the record to ``path`` (JSON) and return it."""
         record = self.record(profile, cores, repository)
         path.parent.mkdir(parents=True, exist_ok=True)
