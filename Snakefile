@@ -24,20 +24,18 @@ validate(config, str(BASE / "config" / "schema.yaml"))
 
 from compass.experiments.cost import COST_FILE, RunCost  # noqa: E402
 from compass.experiments.interrupts import SignalNote  # noqa: E402
-from compass.experiments.layout import NOTEBOOKS, table_files  # noqa: E402
+from compass.experiments.layout import NOTEBOOKS  # noqa: E402
 from compass.experiments.pipeline import dump, make_plan  # noqa: E402
-from compass.experiments.claims import CLAIMS_TABLE  # noqa: E402
 
 COST = RunCost()  # the run's start: results/<profile>/cost.json when it succeeds
 PLAN = make_plan(config)
 L = PLAN.layout
-CLAIMS_FILES = table_files(PLAN.tables, CLAIMS_TABLE)  # every notebook renders its claims
 for note in PLAN.notes:
     logger.warning("\n" + "!" * 78 + f"\n{note}\n" + "!" * 78)
 
 
-include: "workflow/rules/common.smk"
-include: "workflow/rules/openb.smk"  # defines OPENB_TARGETS (empty without an openb block)
+include: "workflow/rules/common.smk"  # every value the rule files share (OPENB_TARGETS, ...)
+include: "workflow/rules/openb.smk"
 
 
 rule all:

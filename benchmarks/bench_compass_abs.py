@@ -22,8 +22,8 @@ import pandas as pd
 from benchmarks_common import percentiles
 
 from compass.cluster import ClusterState
-from compass.fragmentation import wcc_holds
 from compass.model import Job
+from compass.oracle.fragmentation import wcc_holds
 from compass.schedulers import create
 
 OUT = Path(__file__).parent / "results"

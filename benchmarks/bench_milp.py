@@ -8,7 +8,7 @@ children, so CBC's process counts):
 * ``cbc``: CBC through pulp (MPS file, child process), warm-started; FFT's solver until
   issue 16;
 * ``highs-mip``: HiGHS's branch-and-bound straight away (the repacking ILP's options);
-* ``highs``: what ``compass.milp`` does: the LP relaxation, a depth-first search on the warm
+* ``highs``: what ``compass.oracle.milp`` does: the LP relaxation, a depth-first search on the warm
   LP when it is fractional, branch-and-bound only when the search runs out of LPs.
 
 Each path's optimum is compared with CBC's (objective values; packings may tie), and the
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 import compass
-from compass import milp
 from compass.experiments.runs import cpu_seconds
-from compass.milp import Milp, Solution
+from compass.oracle import milp
+from compass.oracle.milp import Milp, Solution
 from compass.schedulers.fft import FFT_OBJECTIVES
 from compass.schedulers.repack import HIGHS_OPTIONS
 from compass.traces import synthesize

@@ -23,7 +23,7 @@ import pandas as pd
 from benchmarks_common import filled_stream
 
 from compass.schedulers import create
-from compass.simulator import SimulationConfig, Simulator
+from compass.sim.simulator import SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, validate_trace
 
 OUT = Path(__file__).parent / "results"

@@ -35,7 +35,7 @@ import compass
 from compass.experiments.runs import cpu_seconds
 from compass.schedulers import create
 from compass.schedulers.fft import FFT
-from compass.simulator import SimulationConfig, Simulator
+from compass.sim.simulator import SimulationConfig, Simulator
 from compass.traces import jobs_from_frame, validate_trace
 
 OUT = Path(__file__).parent / "results"

@@ -2,7 +2,7 @@
 
 Not a test: run ``python benchmarks/bench_synthesize.py``. Draws day 55 (4,700 jobs) for
 seeds 1..--repeat after warming the cached model and prints the CPU seconds of each draw
-(best and median); ``compass.traces.load.match_load`` takes most of it. Writes
+(best and median); ``compass.traces.load_match.match_load`` takes most of it. Writes
 benchmarks/results/synthesize.csv.
 """
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pandas as pd
 
-from compass import metrics
 from compass.model import G_DEFAULT
-from compass.run_inputs import prepare_run
 from compass.schedulers import Scheduler
-from compass.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
-from compass.table_files import (
+from compass.sim import metrics
+from compass.sim.run_inputs import prepare_run
+from compass.sim.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
+from compass.sim.table_files import (
     DEFAULT_FORMAT,
     FORMATS,
     read_frame,

@@ -17,14 +17,14 @@ import pandas as pd
 
 from compass import __version__
 from compass.api import UndefinedMetric, simulate
-from compass.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.model import G_DEFAULT, PAPER_ETAS
-from compass.run_inputs import build_scheduler
+from compass.oracle.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
 from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
 from compass.schedulers.params import ParameterError, convert, parameters, parse_params
-from compass.simulator import DEFAULT_MIGRATION_COST, SimulationError
+from compass.sim.run_inputs import build_scheduler
+from compass.sim.simulator import DEFAULT_MIGRATION_COST, SimulationError
+from compass.sim.table_files import DEFAULT_FORMAT, FORMATS, table_path, write_frame
 from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, sweep
-from compass.table_files import DEFAULT_FORMAT, FORMATS, table_path, write_frame
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,

@@ -6,7 +6,7 @@ and ``samples`` scheduler seeds (0, 1, ...). A key is a simulation setting (``SE
 ``cost``) is c of section 6.5, ``pause_rule``) or else a scheduler parameter, given to the
 schedulers that have it (the others run once for all its values, with the column empty).
 Each run's row holds the settings, the parameters and every metric of
-``compass.metrics.summarize``; rows are cached on disk by configuration (the trace's
+``compass.sim.metrics.summarize``; rows are cached on disk by configuration (the trace's
 content, the scheduler, its parameters, the settings, the seed and compass's version), so
 that a sweep run again, or grown, replays only what it has not run. The key does not see a
 scheduler's code: after changing it, clear the cache folder (or pass ``cache=None``).
@@ -31,7 +31,7 @@ from compass import __version__
 from compass.api import simulate
 from compass.model import G_DEFAULT
 from compass.schedulers.params import parameters
-from compass.simulator import DEFAULT_MIGRATION_COST
+from compass.sim.simulator import DEFAULT_MIGRATION_COST
 from compass.traces import CANONICAL_COLUMNS, validate_trace
 from compass.traces.loading import read_run_trace
 from compass.traces.windows import cluster_size

@@ -18,10 +18,10 @@ from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 from trace_rows import trace
 
 import compass
-from compass import milp as milp_module
 from compass.cluster import ClusterState
-from compass.fragmentation import inherent_partial_nodes, witness_bins
 from compass.model import Job
+from compass.oracle import milp as milp_module
+from compass.oracle.fragmentation import inherent_partial_nodes, witness_bins
 from compass.schedulers import Move, Placement
 from compass.schedulers import fft as fft_module
 from compass.schedulers import repack as repack_module

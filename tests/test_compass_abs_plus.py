@@ -21,8 +21,8 @@ from test_compass_theorems import CASES, FAST, MENU, explore, replay, sif_times_
 from trace_rows import trace
 
 import compass
-from compass.fragmentation import wcc_holds
 from compass.model import Job, slot_width
+from compass.oracle.fragmentation import wcc_holds
 from compass.schedulers import create
 from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (

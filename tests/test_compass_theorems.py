@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from test_compass_abs import Driver
 
-from compass.fragmentation import inherent_partial_nodes, wcc_holds
 from compass.model import FUF_SIZES
+from compass.oracle.fragmentation import inherent_partial_nodes, wcc_holds
 
 BOTH = ["compass-abs", "compass-abs-paper"]
 ALL_SIZES = [1, 1, 1, 2, 3, 4, 4, 5, 6, 7, 8, 8]

@@ -1,11 +1,14 @@
-"""The decision core shared by the simulator and the runtime (compass.dispatch)."""
+"""The decision core shared by the simulator and the runtime (compass.sim.dispatch)."""
 
 import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
 from compass.cluster import ClusterState
-from compass.dispatch import (
+from compass.model import Job
+from compass.schedulers import Move, Placement
+from compass.schedulers.gfs import GFS
+from compass.sim.dispatch import (
     AppliedMove,
     Dispatcher,
     Instant,
@@ -13,9 +16,6 @@ from compass.dispatch import (
     UnfitJob,
     check_jobs_fit,
 )
-from compass.model import Job
-from compass.schedulers import Move, Placement
-from compass.schedulers.gfs import GFS
 
 
 def job(job_id: int, w: int, g: int, submit: float = 0.0) -> Job:

@@ -1,5 +1,5 @@
 """DRR's optional learned placement policy (compass/schedulers/drr_policy.py, trained by
-compass/drr_training.py; docs/baselines.md).
+compass/sim/drr_training.py; docs/baselines.md).
 
 Behaviour cloning of best-fit: deterministic training, agreement with best-fit on held-out
 and fresh decisions, a hand-made state, the training-slice protocol (no shared day with the
@@ -20,7 +20,6 @@ from trace_rows import gap_trace, trace
 
 import compass
 from compass.cluster import ClusterState
-from compass.drr_training import drr_arguments, fit_policy, record_decisions, train_policy
 from compass.experiments.config import parse_config
 from compass.experiments.runs import simulate_window
 from compass.model import Job
@@ -34,6 +33,7 @@ from compass.schedulers.drr_policy import (
     train,
 )
 from compass.schedulers.gfs import best_fit_gang
+from compass.sim.drr_training import drr_arguments, fit_policy, record_decisions, train_policy
 from compass.traces import demo_trace, jobs_from_frame
 from compass.traces.windows import DAY_SECONDS
 

@@ -29,7 +29,6 @@ from compass.experiments.case_study import (
     window_slice,
     write_windows,
 )
-from compass.experiments.claims import Claim, Margin, Tally, judge
 from compass.experiments.composition import most_different
 from compass.experiments.config import (
     CaseStudyConfig,
@@ -44,12 +43,13 @@ from compass.experiments.coverage import rho_bucket, top1_table
 from compass.experiments.data import select_days
 from compass.experiments.grid import RunGroup, RunKey, SimJob
 from compass.experiments.layout import Layout
-from compass.experiments.measures import MEASURES, Evidence
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdicts import _attribute, _judge_windows, _margin
+from compass.experiments.verdict.claims import Claim, Margin, Tally, judge
+from compass.experiments.verdict.measures import MEASURES, Evidence
+from compass.experiments.verdict.verdicts import _attribute, _judge_windows, _margin
 
 # ------------------------------------------------------------------ rankings
 

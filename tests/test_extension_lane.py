@@ -12,8 +12,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments import extension as E
-from compass.experiments.claims import fmt, load_claims, load_deviations
 from compass.experiments.config import (
     EXTENSION_SCHEDULERS,
     LANE_ESTIMATES,
@@ -24,13 +22,27 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.layout import Layout
-from compass.experiments.measures import Evidence
 from compass.experiments.pipeline import make_plan
-from compass.experiments.report import _extension_section
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS
 from compass.experiments.stats import Interval
-from compass.experiments.verdicts import claims_table
+from compass.experiments.studies.extension.config import (
+    BACKFILL_REFERENCE,
+    LEAD_COLUMNS,
+    LEADS_TABLE,
+    PLUS,
+)
+from compass.experiments.studies.extension.measures import (
+    _lead_reading,
+    _pause_reading,
+    extension_leads,
+    write_extension_leads,
+)
+from compass.experiments.studies.extension.sections import extension_section
+from compass.experiments.verdict.claims import fmt, load_claims, load_deviations
+from compass.experiments.verdict.measures import Evidence
+from compass.experiments.verdict.registry import ReportInputs
+from compass.experiments.verdict.verdicts import claims_table
 from compass.schedulers import available
 
 ROOT = Path(__file__).parents[1]
@@ -143,13 +155,13 @@ def write_results(folder: Path, raw: dict, extension: bool = True) -> Results:
                 values = {"ajct": 100.0 + _baseline_rank("gfs") + noise - 10, "agu": 0.57,
                           "afr": 0.02 + _baseline_rank("gfs") / 1000,
                           "pause_per_job": 0.5 + key.seed}
-                if scheduler == E.BACKFILL_REFERENCE:  # best-fit under the same backfill
+                if scheduler == BACKFILL_REFERENCE:  # best-fit under the same backfill
                     values = {**values, "ajct": values["ajct"] + 4, "pause_per_job": 0.0}
                 estimate = params.get("runtime_estimate")
                 if estimate:
                     values["ajct"] += ESTIMATE_AJCT[estimate] + (
                         ESTIMATE_REFERENCE_AJCT[estimate]
-                        if scheduler == E.BACKFILL_REFERENCE else 0.0)
+                        if scheduler == BACKFILL_REFERENCE else 0.0)
             if scheduler == "gfs":
                 values["ajct"] = 100.0 + _baseline_rank("gfs") + noise
             if scheduler in EXTENSION_SCHEDULERS and not extension:
@@ -191,14 +203,14 @@ def test_results_keep_the_extensions_runs_apart_and_add_them_on_request(smoke_re
 
 
 def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_results):
-    table = E.extension_leads(smoke_results)
-    assert list(table.columns) == E.LEAD_COLUMNS
+    table = extension_leads(smoke_results)
+    assert list(table.columns) == LEAD_COLUMNS
     assert list(dict.fromkeys(table["trace"])) == ["venus", "gfs", "physmix"]
     assert (table["data"] == table["trace"].map(
         {"venus": "SYNTHETIC venus-synth", "gfs": "SYNTHETIC gfs-synth",
          "physmix": "SYNTHETIC physmix"})).all()
     assert list(dict.fromkeys(table["runtime_estimate"])) == ["clairvoyant", "user", "history"]
-    plus = table[(table["scheduler"] == E.PLUS) & (table["runtime_estimate"] == "clairvoyant")]
+    plus = table[(table["scheduler"] == PLUS) & (table["runtime_estimate"] == "clairvoyant")]
     gfs = plus[plus["trace"] == "gfs"].set_index(["measure", "against"])
     ajct = gfs.loc[("ajct lead", "the strongest baseline")]
     assert ajct["strongest"] == "gfs" and ajct["value"] == pytest.approx(10.0)
@@ -214,10 +226,10 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
     pause = gfs.loc[("pause per job", "")]
     assert pause["value"] == pytest.approx(1.0) and pause["n"] == 4  # 0.5 and 1.5, 2 each
     assert pause["ci_low"] < 1.0 < pause["ci_high"] and "spans it" in pause["reading"]
-    fair = gfs.loc[("ajct lead", E.BACKFILL_REFERENCE)]
+    fair = gfs.loc[("ajct lead", BACKFILL_REFERENCE)]
     assert fair["value"] == pytest.approx(4.0) and fair["n"] == 4
     assert fair["reading"].startswith("compass-abs-plus's AJCT lead over gfs-backfill is above")
-    reference = table[table["scheduler"] == E.BACKFILL_REFERENCE]
+    reference = table[table["scheduler"] == BACKFILL_REFERENCE]
     assert set(reference["against"]) == {"the strongest baseline", "compass-abs", ""}
 
 
@@ -225,28 +237,28 @@ def test_extension_leads_over_the_strongest_baseline_and_compass_abs(smoke_resul
 def test_extension_leads_per_runtime_estimate(smoke_results, estimate, shown):
     """Under each estimate: the lead over gfs-backfill under the same estimate, and over the
     strongest baseline, from that estimate's runs only."""
-    table = E.extension_leads(smoke_results)
+    table = extension_leads(smoke_results)
     mine = table[(table["runtime_estimate"] == shown) & (table["trace"] == "gfs")]
-    plus = mine[mine["scheduler"] == E.PLUS].set_index(["measure", "against"])
-    same = lane_label(E.BACKFILL_REFERENCE, estimate)
+    plus = mine[mine["scheduler"] == PLUS].set_index(["measure", "against"])
+    same = lane_label(BACKFILL_REFERENCE, estimate)
     assert set(plus.index.get_level_values("against")) == {
         "the strongest baseline", "compass-abs", same, ""}
     fair = plus.loc[("ajct lead", same)]
     assert fair["value"] == pytest.approx(4.0 + ESTIMATE_REFERENCE_AJCT[estimate])
     assert fair["n"] == 4
-    assert fair["reading"].startswith(f"{lane_label(E.PLUS, estimate)}'s AJCT lead over {same}")
+    assert fair["reading"].startswith(f"{lane_label(PLUS, estimate)}'s AJCT lead over {same}")
     strongest = plus.loc[("ajct lead", "the strongest baseline")]
     assert strongest["value"] == pytest.approx(10.0 - ESTIMATE_AJCT[estimate])
     assert strongest["strongest"] == "gfs"
     assert plus.loc[("agu lead", same)]["value"] == pytest.approx(0.0)
-    reference = mine[mine["scheduler"] == E.BACKFILL_REFERENCE]
+    reference = mine[mine["scheduler"] == BACKFILL_REFERENCE]
     assert not reference["against"].str.contains("backfill").any()
 
 
 def test_extension_leads_are_empty_without_the_extension(tmp_path):
     res = write_results(tmp_path / "r", profile("smoke"), extension=False)
-    table = E.extension_leads(res)
-    assert table.empty and list(table.columns) == E.LEAD_COLUMNS
+    table = extension_leads(res)
+    assert table.empty and list(table.columns) == LEAD_COLUMNS
 
 
 @pytest.mark.parametrize("interval, words", [
@@ -257,7 +269,7 @@ def test_extension_leads_are_empty_without_the_extension(tmp_path):
     (Interval(np.nan, np.nan, np.nan, 0), "no sample"),
 ])
 def test_a_leads_reading_says_whether_it_is_above_zero(interval, words):
-    assert words in E._lead_reading("x", "ajct", "gfs", interval)
+    assert words in _lead_reading("x", "ajct", "gfs", interval)
 
 
 @pytest.mark.parametrize("interval, words", [
@@ -267,14 +279,19 @@ def test_a_leads_reading_says_whether_it_is_above_zero(interval, words):
     (Interval(0.5, np.nan, np.nan, 1), "under the goal of 1 s per job on its one sample"),
 ])
 def test_a_pauses_reading_compares_it_with_the_goal(interval, words):
-    assert words in E._pause_reading("x", interval)
+    assert words in _pause_reading("x", interval)
+
+
+def _inputs(res: Results, tables: Path, folder: Path) -> ReportInputs:
+    """What the report hands its sections (the extension's reads no claim)."""
+    return ReportInputs(res, pd.DataFrame(), tables, folder / "REPRODUCTION.md")
 
 
 def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results, tmp_path):
     tables = tmp_path / "tables"
-    E.write_extension_leads(smoke_results.layout.root, tables)
-    assert "SYNTHETIC" in (tables / f"{E.LEADS_TABLE}.md").read_text()
-    lines = _extension_section(smoke_results, tables, tmp_path / "REPRODUCTION.md")
+    write_extension_leads(smoke_results.layout.root, tables)
+    assert "SYNTHETIC" in (tables / f"{LEADS_TABLE}.md").read_text()
+    lines = extension_section(_inputs(smoke_results, tables, tmp_path))
     text = "\n".join(lines)
     assert lines[0] == "## Beyond the paper: COMPASS-ABS+ (our extension)"
     assert "[extension_leads.csv](tables/extension_leads.csv)" in text
@@ -296,7 +313,7 @@ def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results,
     bare = Results(smoke_results.layout, parse_config(
         {k: v for k, v in smoke_results.config.raw.items() if k != "extension"}),
         smoke_results.traces, smoke_results.runs)
-    assert _extension_section(bare, tables, tmp_path / "REPRODUCTION.md") == []
+    assert extension_section(_inputs(bare, tables, tmp_path)) == []
 
 
 def test_the_lane_never_changes_a_paper_verdict(smoke_results, tmp_path):
@@ -316,7 +333,7 @@ def test_the_lane_never_changes_a_paper_verdict(smoke_results, tmp_path):
 
 
 def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
-    from compass.experiments.openb import OpenbConfig
+    from compass.experiments.studies.openb.config import OpenbConfig
 
     raw = profile("smoke")
     cfg = OpenbConfig.from_profile(raw)

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass import fragmentation as fr
 from compass.cluster import ClusterState
-from compass.fragmentation import (
+from compass.oracle import fragmentation as fr
+from compass.oracle.fragmentation import (
     InfeasiblePacking,
     bin_configurations,
     configuration_ilp,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass import metrics
+from compass.sim import metrics
 
 
 def timeline():

@@ -1,4 +1,4 @@
-"""compass.milp: both solvers reach the brute-force optimum, and each of HiGHS's three steps
+"""compass.oracle.milp: both solvers reach the brute-force optimum, and each of HiGHS's three steps
 (integral relaxation, search, branch-and-bound) is exercised and exact."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass import milp
-from compass.milp import Milp, MilpInfeasible
+from compass.oracle import milp
+from compass.oracle.milp import Milp, MilpInfeasible
 
 
 @st.composite

@@ -16,7 +16,8 @@ from trace_rows import trace
 
 import compass
 from compass.cluster import ClusterState
-from compass.experiments.nvl72 import Platform, run_one
+from compass.experiments.studies.nvl72.config import Platform
+from compass.experiments.studies.nvl72.runs import run_one
 from compass.model import Job
 from compass.schedulers import greedy_gang
 from compass.schedulers.base import panel_fit

@@ -16,19 +16,19 @@ from hypothesis import given, settings
 
 import compass
 from compass.cluster import ClusterState
-from compass.fragmentation import (
+from compass.model import Job
+from compass.oracle.fragmentation import (
     DomainLayout,
     InfeasiblePacking,
     domain_layout,
     hierarchical_fragmentation,
     inherent_partial_nodes,
 )
-from compass.model import Job
-from compass.panels import instance_panels
-from compass.records import PANEL_COLUMNS, TIMELINE_COLUMNS
+from compass.oracle.panels import instance_panels
 from compass.schedulers import Placement, Scheduler
-from compass.simulator import SchedulerError, SimulationError
-from compass.timeline import TimelineRecorder
+from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS
+from compass.sim.simulator import SchedulerError, SimulationError
+from compass.sim.timeline import TimelineRecorder
 
 
 def _trace(rows: list[tuple[float, float, int, int]]) -> pd.DataFrame:

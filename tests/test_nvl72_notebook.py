@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from compass.experiments.layout import Layout
-from compass.experiments.nvl72 import PLATFORMS, SCHEDULERS, load_nvl72, write_nvl72
+from compass.experiments.studies.nvl72.config import PLATFORMS, SCHEDULERS
+from compass.experiments.studies.nvl72.runs import load_nvl72, write_nvl72
 
 papermill = pytest.importorskip("papermill", reason="papermill not installed (extra 'notebooks')")
 pytest.importorskip("matplotlib", reason="matplotlib not installed (extra 'notebooks')")

@@ -22,8 +22,8 @@ from test_nvl72_theorems import Event, HierDriver, both_wcc, cases, panel_excess
 
 import compass
 from compass.cluster import ClusterState
-from compass.fragmentation import hierarchical_fragmentation, inherent_partial_nodes
 from compass.model import Job
+from compass.oracle.fragmentation import hierarchical_fragmentation, inherent_partial_nodes
 from compass.schedulers import Move, create
 from compass.schedulers.hierarchical_paper import panel_slot_width
 from compass.traces.nvl72 import Nvl72Workload, generate

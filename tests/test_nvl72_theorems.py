@@ -20,8 +20,12 @@ from hypothesis import HealthCheck, given, settings
 
 import compass
 from compass.cluster import ClusterState
-from compass.fragmentation import hierarchical_fragmentation, inherent_partial_nodes, wcc_holds
 from compass.model import Job
+from compass.oracle.fragmentation import (
+    hierarchical_fragmentation,
+    inherent_partial_nodes,
+    wcc_holds,
+)
 from compass.schedulers import create
 from compass.schedulers.hierarchical import HierarchicalCompassAbs
 

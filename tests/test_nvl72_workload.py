@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from compass.experiments.nvl72 import Platform, nvl72
+from compass.experiments.studies.nvl72.config import Platform
+from compass.experiments.studies.nvl72.runs import nvl72
 from compass.traces.nvl72 import Nvl72Workload, generate, panel_weights
 
 

@@ -18,15 +18,35 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from compass.experiments import openb as O
-from compass.experiments.claims import Claim, load_claims
-from compass.experiments.measures import MEASURES
-from compass.experiments.verdicts import assess
-from compass.metrics import time_weighted_mean, time_weighted_mean_within
-from compass.packing import pack
+from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
+from compass.experiments.stats import t_interval, t_paired_leads
+from compass.experiments.studies.openb.config import (
+    LABEL,
+    PACKING,
+    PACKING_META,
+    REPLAY_DAYS,
+    REPLAY_META,
+    REPLAY_RUNS,
+    STAGES,
+    OpenbConfig,
+    openb_dir,
+)
+from compass.experiments.studies.openb.results import OpenbResults
+from compass.experiments.studies.openb.runs import (
+    busy_window,
+    packing_nodes,
+    run_packing,
+    run_replay,
+)
+from compass.experiments.verdict.claims import Claim, load_claims
+from compass.experiments.verdict.measures import MEASURES
+from compass.experiments.verdict.registry import registered_measures
+from compass.experiments.verdict.verdicts import assess
 from compass.schedulers import create
+from compass.sim.metrics import time_weighted_mean, time_weighted_mean_within
+from compass.sim.packing import pack
 from compass.traces import TraceError, load_trace
-from compass.traces.alibaba_openb import load_alibaba_openb, load_alibaba_openb_snapshot
+from compass.traces.formats.alibaba_openb import load_alibaba_openb, load_alibaba_openb_snapshot
 from compass.traces.paths import data_dir, data_file, repo_root
 
 CSV = "alibaba_clusterdata/cluster-trace-gpu-v2023/csv"
@@ -44,7 +64,7 @@ def test_openb_files_reconcile_with_their_summary():
     assert raw["num_gpu"].value_counts().to_dict() == {
         int(v): int(c) for v, c in zip(hist["value"], hist["count"])}
     nodes = summary[summary["variable"] == "gpus_per_node"]
-    assert O.packing_nodes(NODES) == int(nodes.loc[nodes["value"] == 8, "count"].iloc[0]) == 617
+    assert packing_nodes(NODES) == int(nodes.loc[nodes["value"] == 8, "count"].iloc[0]) == 617
 
 
 def test_round_up_keeps_gpu_sharing_pods_as_one_gpu():
@@ -141,26 +161,26 @@ def test_packing_refuses_pods_larger_than_a_node():
 
 
 # ------------------------------------------------------------------ statistics
-def test_mean_interval_is_students_t():
+def test_t_interval_is_students_t():
     x = np.array([1.0, 2.0, 4.0, 7.0])
-    mean, lo, hi = O.mean_interval(x)
+    mean, lo, hi = t_interval(x)
     half = stats.t.ppf(0.975, 3) * x.std(ddof=1) / 2
     assert (mean, lo, hi) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
-    assert math.isnan(O.mean_interval([1.0])[1]) and math.isnan(O.mean_interval([])[0])
+    assert math.isnan(t_interval([1.0])[1]) and math.isnan(t_interval([])[0])
 
 
-def test_paired_leads_by_hand():
+def test_t_paired_leads_by_hand():
     rows = [(s, k, v) for k, (a, b, c) in enumerate([(1, 3, 5), (2, 3, 4), (1, 4, 2)])
             for s, v in zip(("ref", "b1", "b2"), (a, b, c))]
     table = pd.DataFrame(rows, columns=["scheduler", "seed", "partial_nodes"]).assign(group="g")
-    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
-                         ["partial_nodes"]).iloc[0]  # lower is better
+    out = t_paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["partial_nodes"], MEASURE_LOWER_IS_BETTER).iloc[0]  # lower is better
     assert out["strongest_baseline"] == "b1"  # mean 3.33 < b2's 3.67
     assert out["lead"] == pytest.approx(np.mean([2, 1, 3])) and out["n"] == 3
     # higher is better (the allocated share): the strongest is the largest, the lead flips
     table = table.rename(columns={"partial_nodes": "allocated_share"})
-    out = O.paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
-                         ["allocated_share"]).iloc[0]
+    out = t_paired_leads(table, ["group"], "seed", "ref", ["b1", "b2"],
+                         ["allocated_share"], MEASURE_LOWER_IS_BETTER).iloc[0]
     assert out["strongest_baseline"] == "b2"  # mean 3.67 > b1's 3.33
     assert out["lead"] == pytest.approx(np.mean([-4, -2, -1]))
 
@@ -177,22 +197,22 @@ def test_time_weighted_mean_within_clips_intervals():
 
 def test_busy_window_spans_the_busy_days():
     frame = load_trace(DEFAULT)
-    window = O.busy_window(frame, 50)
+    window = busy_window(frame, 50)
     assert (window.start / 86400, window.end / 86400) == (116, 149)
     day = frame["submit_time"] // 86400
     assert ((day >= 116) & (day <= 148)).mean() > 0.97
     with pytest.raises(ValueError, match="min_pods"):
-        O.busy_window(frame, 10_000)
+        busy_window(frame, 10_000)
 
 
 # ------------------------------------------------------------------ the experiments
-def _config() -> O.OpenbConfig:
+def _config() -> OpenbConfig:
     quick = yaml.safe_load((repo_root() / "config" / "quick.yaml").read_text())
     quick["openb"]["schedulers"] = ["compass-abs", "gfs", "fft"]
     quick["openb"]["packing_schedulers"] = ["compass-abs", "gfs"]
     quick["openb"]["packing"]["seeds"] = 2
     quick["baselines"] = ["gfs", "fft"]
-    cfg = O.OpenbConfig.from_profile(quick)
+    cfg = OpenbConfig.from_profile(quick)
     return cfg.resolved(repo_root()), quick
 
 
@@ -201,13 +221,13 @@ def results(tmp_path_factory):
     cfg, profile = _config()
     root = tmp_path_factory.mktemp("results")
     (root / "config.json").write_text(json.dumps({"profile": profile, "resolved": {}}))
-    O.run_replay(cfg, O.openb_dir(root))
-    O.run_packing(cfg, O.openb_dir(root))
+    run_replay(cfg, openb_dir(root))
+    run_packing(cfg, openb_dir(root))
     return root
 
 
 def test_replay_sizes_over_the_busy_window_and_says_so(results):
-    res = O.OpenbResults.load(results)
+    res = OpenbResults.load(results)
     meta = res.replay_meta
     assert (meta["busy_first_day"], meta["busy_last_day"]) == (116, 148)
     assert meta["nodes"] > meta["whole_span_nodes"] == 4
@@ -229,20 +249,20 @@ def test_replay_sizes_over_the_busy_window_and_says_so(results):
 
 
 def test_packing_table_covers_every_variant_seed_scheduler_and_stage(results):
-    res = O.OpenbResults.load(results)
+    res = OpenbResults.load(results)
     p = res.packing
     assert len(p) == 4 * 2 * 4 * 2   # variants x seeds x (2 schedulers + 2 extension) x stages
     shares = p.groupby("variant")["multi_gpu_share"].first()
     assert shares.is_monotonic_increasing and shares.iloc[0] > 0.2
     assert (p["allocated_share"] <= 1).all() and (p["partial_nodes"] >= p["phi_star"]).all()
     summary, leads = res.packing_summary(), res.packing_leads()
-    assert set(summary["stage"]) == set(O.STAGES) and leads["strongest_baseline"].eq("gfs").all()
+    assert set(summary["stage"]) == set(STAGES) and leads["strongest_baseline"].eq("gfs").all()
     assert res.drops()["kept"].tolist()[0] == len(load_trace(DEFAULT))
 
 
 def test_openb_claims_are_measured_and_judged(results):
     claims = load_claims(repo_root() / "paper" / "claims_openb.yaml")
-    assert {c.measure["kind"] for c in claims} <= set(MEASURES)
+    assert {c.measure["kind"] for c in claims} <= {*MEASURES, *registered_measures()}
     fields = set(yaml.safe_load((repo_root() / "paper" / "claims.yaml").read_text())
                  ["claims"][0])
     raw = yaml.safe_load((repo_root() / "paper" / "claims_openb.yaml").read_text())["claims"]
@@ -253,7 +273,7 @@ def test_openb_claims_are_measured_and_judged(results):
     for claim in claims:
         measured, verdict = assess(claim, ev)
         assert verdict.status in ("holds", "differs"), (claim.id, measured.text)
-        assert measured.text.startswith(O.LABEL)
+        assert measured.text.startswith(LABEL)
     no_block = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(raw={}),
                                                    layout=SimpleNamespace(root=results)))
     assert assess(claims[0], no_block)[1].status == "no data"
@@ -277,19 +297,19 @@ def test_the_shipped_data_folder_is_small():
 def test_the_results_are_read_in_the_profiles_table_format(results, tmp_path):
     """With ``outputs.table_format: parquet`` the tables are Parquet files, read back as the
     CSV ones are."""
-    from compass.table_files import read_frame, table_path, write_frame
+    from compass.sim.table_files import read_frame, table_path, write_frame
 
     record = json.loads((results / "config.json").read_text())
     record["profile"]["outputs"] = {**record["profile"]["outputs"], "table_format": "parquet"}
     (tmp_path / "config.json").write_text(json.dumps(record))
-    folder = O.openb_dir(tmp_path)
+    folder = openb_dir(tmp_path)
     folder.mkdir()
-    for stem in (O.REPLAY_RUNS, O.REPLAY_DAYS, O.PACKING):
-        write_frame(read_frame(table_path(O.openb_dir(results), stem)),
+    for stem in (REPLAY_RUNS, REPLAY_DAYS, PACKING):
+        write_frame(read_frame(table_path(openb_dir(results), stem)),
                     table_path(folder, stem, "parquet"))
-    for meta in (O.REPLAY_META, O.PACKING_META):
-        (folder / meta).write_text((O.openb_dir(results) / meta).read_text())
-    csv, parquet = O.OpenbResults.load(results), O.OpenbResults.load(tmp_path)
+    for meta in (REPLAY_META, PACKING_META):
+        (folder / meta).write_text((openb_dir(results) / meta).read_text())
+    csv, parquet = OpenbResults.load(results), OpenbResults.load(tmp_path)
     assert not list(folder.glob("*.csv"))
     for name in ("replay_runs", "replay_days", "packing"):
         pd.testing.assert_frame_equal(getattr(parquet, name), getattr(csv, name),

@@ -1,4 +1,4 @@
-"""Panel rules of multi-panel domains (compass/panels.py, appendix D.1).
+"""Panel rules of multi-panel domains (compass/oracle/panels.py, appendix D.1).
 
 ``has_panel_layout`` is checked against an exhaustive search on small domains and against
 the oracle's ``domain_layout`` (its optimising counterpart) on random multisets; the module
@@ -14,8 +14,8 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given, settings
 
-from compass.fragmentation import InfeasiblePacking, domain_layout
-from compass.panels import PANEL_GPUS, domain_panels, has_panel_layout, instance_panels
+from compass.oracle.fragmentation import InfeasiblePacking, domain_layout
+from compass.oracle.panels import PANEL_GPUS, domain_panels, has_panel_layout, instance_panels
 
 
 def _brute(sizes: tuple[int, ...], panels: int) -> bool:
@@ -79,8 +79,8 @@ def test_equals_the_oracles_domain_layout(subs, multis, panels) -> None:
 
 
 def test_imports_neither_the_oracle_nor_scipy() -> None:
-    code = ("import sys, compass.panels; "
+    code = ("import sys, compass.oracle.panels; "
             "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'compass.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == "['compass.panels']"
+    assert out.strip() == "['compass.oracle', 'compass.oracle.panels']"

@@ -1,6 +1,6 @@
-"""The paper-regime traces: the knobs' properties (compass.traces.paper_regime), the kinds
+"""The paper-regime traces: the knobs' properties (compass.traces.regime_knobs), the kinds
 ``gfs-paper-regime`` and ``venus-paper-regime``, the fit's YAML and its objective
-(compass.experiments.regime_fit) on hand-built frames."""
+(compass.experiments.studies.regime.fit) on hand-built frames."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compass.cli import main
-from compass.experiments.regime import BASELINES, RegimeQuantity, read_regime
-from compass.experiments.regime_fit import (
+from compass.experiments.studies.regime.fit import (
     COMPOSITION_ETA,
     FIT_SEEDS,
     GRID,
@@ -26,10 +25,12 @@ from compass.experiments.regime_fit import (
     scored,
     write_yaml,
 )
+from compass.experiments.studies.regime.operating import BASELINES, RegimeQuantity, read_regime
 from compass.model import G_DEFAULT
 from compass.traces import load_trace
 from compass.traces.fidelity import REGIME_EXEMPT, calibration_checks
-from compass.traces.paper_regime import (
+from compass.traces.paths import data_file, repo_root
+from compass.traces.regime_knobs import (
     KNOBS_FILE,
     RegimeKnobs,
     cap_gangs,
@@ -39,7 +40,6 @@ from compass.traces.paper_regime import (
     reshape_day,
     subnode_instance_share,
 )
-from compass.traces.paths import data_file, repo_root
 from compass.traces.synthetic import KINDS, REGIME_BASE, kind_knobs, synthesize
 from compass.traces.windows import DAY_SECONDS, cluster_size, day_window
 
@@ -198,7 +198,7 @@ def test_the_shipped_fit_names_both_kinds_and_its_provenance():
     assert set(fitted) == set(REGIME_BASE)
     assert all(kind_knobs(kind) == fitted[kind] for kind in REGIME_BASE)
     text = path.read_text()
-    assert "python -m compass.experiments.regime_fit" in text and "Objective" in text
+    assert "python -m compass.experiments.studies.regime.fit" in text and "Objective" in text
     assert all(knobs in grid_points() for knobs in fitted.values())
 
 

@@ -1,4 +1,4 @@
-"""The paper beside ours (compass.experiments.paper_vs_ours): every number the paper states,
+"""The paper beside ours (compass.experiments.verdict.paper_vs_ours): every number the paper states,
 linked to the claim that measures it, with ours, its interval and the difference; checked on
 small frames with known answers and, for ``difference``, against a brute-force reading."""
 
@@ -12,17 +12,17 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compass.experiments.claims import DEFAULT_VARIANT
 from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, paper_values, stated_values
-from compass.experiments.paper_vs_ours import (
+from compass.experiments.tables import write_table
+from compass.experiments.verdict.claims import DEFAULT_VARIANT
+from compass.experiments.verdict.paper_vs_ours import (
     COLUMNS,
     PAPER_VS_OURS_TABLE,
     difference,
     paper_vs_ours,
     summary,
 )
-from compass.experiments.report import _paper_beside_ours
-from compass.experiments.tables import write_table
+from compass.experiments.verdict.report import _paper_beside_ours
 
 NAN = math.nan
 

@@ -37,6 +37,27 @@ def test_lint_is_clean(profile: str, tmp_path: Path) -> None:
     assert status == 0
 
 
+def _defined(text: str) -> set[str]:
+    """The upper-case names a rule file assigns at its top level (``NAME = ...``)."""
+    return set(re.findall(r"^([A-Z][A-Z0-9_]*)\s*=", text, flags=re.M))
+
+
+def test_rule_files_share_values_only_through_common_smk():
+    """A value that more than one file of workflow/rules/ reads is defined in common.smk
+    (or by the Snakefile: the plan itself), never by one rule file for another: no rule file
+    depends on the order in which the Snakefile includes the others."""
+    rules = ROOT / "workflow" / "rules"
+    shared = _defined((rules / "common.smk").read_text()) | _defined(
+        (ROOT / "Snakefile").read_text())
+    files = {f.name: f.read_text() for f in rules.glob("*.smk") if f.name != "common.smk"}
+    for name, text in files.items():
+        for value in _defined(text) - shared:
+            users = [other for other, body in files.items()
+                     if other != name and re.search(rf"\b{value}\b", body)]
+            assert not users, f"{value}, defined in {name}, is read by {users}"
+    assert {"DAY_TABLES", "REGIME_PLANS", "OPENB_TARGETS", "CLAIMS_FILES"} <= shared
+
+
 def test_every_rule_names_the_generated_conda_environment():
     """Each rule's `conda:` is environment.yml (generated from pyproject.toml: test_tasks)."""
     files = [f for f in (ROOT / "workflow" / "rules").glob("*.smk") if f.name != "common.smk"]
@@ -52,14 +73,14 @@ def test_every_rule_names_the_generated_conda_environment():
 def test_every_reported_product_has_a_caption():
     """report.html captions every figure and table from the product registry
     (compass.experiments.layout): each notebook's products, and those rules write."""
-    from compass.experiments.claims import CLAIMS_TABLE
-    from compass.experiments.extension import LEADS_TABLE
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, RULE_CAPTIONS, TABLE1, caption
-    from compass.experiments.openb import PRODUCTS
-    from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
     from compass.experiments.ranking import RANKING_TABLE
-    from compass.experiments.regime import REGIME_TABLE
-    from compass.experiments.regimes import claims_stem
+    from compass.experiments.studies.extension.config import LEADS_TABLE
+    from compass.experiments.studies.openb.config import PRODUCTS
+    from compass.experiments.studies.regime.config import claims_stem
+    from compass.experiments.studies.regime.operating import REGIME_TABLE
+    from compass.experiments.verdict.claims import CLAIMS_TABLE
+    from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
 
     rules = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, PAPER_VS_OURS_TABLE,
              REGIME_TABLE, RANKING_TABLE}

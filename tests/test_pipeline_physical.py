@@ -17,8 +17,8 @@ import yaml
 from compass import experiments as X
 from compass.experiments.config import ConfigError, parse_config
 from compass.experiments.layout import PHYSICAL_TABLE, Layout
-from compass.experiments.measures import Evidence, _physical_latency
 from compass.experiments.pipeline import make_plan
+from compass.experiments.verdict.measures import Evidence, _physical_latency
 
 ROOT = Path(__file__).parents[1]
 

@@ -126,7 +126,7 @@ def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     """paper/tables/claims.csv: one row per claim; every AJCT/AGU lead that has data comes
     with n >= 2 samples (smoke: 2 seeds per synthetic day) and an interval around it; every
     verdict is one of the report's classes, and the report counts them."""
-    from compass.experiments.claims import VERDICTS
+    from compass.experiments.verdict.claims import VERDICTS
 
     results = smoke / "results" / "smoke"
     table = pd.read_csv(results / "tables" / "claims.csv")
@@ -171,7 +171,7 @@ def test_the_regime_table_sets_each_paper_quantity_beside_ours(smoke):
     """regime.csv from the smoke run: one row per quantity of paper/regime.yaml, the paper's
     value beside ours (or `not measured` where the run has nothing to measure it on), and
     the report's section that renders it."""
-    from compass.experiments.regime import read_regime
+    from compass.experiments.studies.regime.operating import read_regime
     quantities = read_regime(ROOT / "paper" / "regime.yaml")
     table = pd.read_csv(smoke / "results" / "smoke" / "tables" / "regime.csv",
                         keep_default_na=False)
@@ -209,8 +209,8 @@ def test_the_paper_regime_judges_the_comparisons_apart(smoke):
     claims_paper_regime.csv with every comparison claim judged on them and the case-study
     claims listed as not re-judged, regime.csv with the regime's quantities beside ours, and
     the report's section and its one line per claim family in "What we found"."""
-    from compass.experiments.claims import load_claims
-    from compass.experiments.regimes import NOT_REJUDGED, is_comparison, reading
+    from compass.experiments.studies.regime.sensitivity import NOT_REJUDGED, is_comparison, reading
+    from compass.experiments.verdict.claims import load_claims
 
     results = smoke / "results" / "smoke"
     assert (results / "regimes" / "paper-regime" / "runs.csv").is_file()
@@ -238,7 +238,7 @@ def test_the_extension_lane_never_changes_a_verdict(smoke, tmp_path):
     the report gives the lane its own section after the paper's claims."""
     import shutil
 
-    from compass.experiments.verdicts import write_claims
+    from compass.experiments.verdict.verdicts import write_claims
 
     results, copy = smoke / "results" / "smoke", tmp_path / "smoke"
     shutil.copytree(results, copy, ignore=shutil.ignore_patterns("notebooks", "logs", "runs"))
@@ -266,7 +266,7 @@ def test_the_real_openb_experiments_ran_and_are_reported(smoke):
     """Notebook 08 (REAL openb: replay and the four packing variants) and its claims."""
     import nbformat
 
-    from compass.experiments.openb import NOTEBOOK, PRODUCTS
+    from compass.experiments.studies.openb.config import NOTEBOOK, PRODUCTS
 
     results = smoke / "results" / "smoke"
     nb = nbformat.read(results / "notebooks" / f"{NOTEBOOK}.ipynb", 4)

@@ -9,10 +9,10 @@ from trace_rows import trace
 
 import compass
 from compass.cluster import ClusterState, PlacementError
-from compass.dispatch import AppliedMove, Dispatcher, SchedulerError
 from compass.model import Job
 from compass.schedulers import Move, Placement
 from compass.schedulers.gfs import GFS
+from compass.sim.dispatch import AppliedMove, Dispatcher, SchedulerError
 
 
 def snapshot(s: ClusterState) -> tuple:

@@ -1,5 +1,5 @@
-"""The regime table (compass.experiments.regime): paper/regime.yaml read whole, each measure
-on hand-built frames, the Wilson interval against scipy's binomial test."""
+"""The regime table (compass.experiments.studies.regime.operating): paper/regime.yaml read
+whole, each measure on hand-built frames, the Wilson interval against scipy's binomial test."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from compass.experiments.regime import (
+from compass.experiments.stats import wilson
+from compass.experiments.studies.regime.operating import (
     BASELINES,
     STALL_QUEUE_S,
     before_after,
@@ -23,7 +24,6 @@ from compass.experiments.regime import (
     read_regime,
     regime_rows,
     stalled_share,
-    wilson,
 )
 from compass.traces.paths import repo_root
 

@@ -1,5 +1,5 @@
-"""Sensitivity regimes (compass.experiments.regimes): the derived profile of a regime, the
-profile key refused with an unknown kind or trace, and ``reading`` on hand-built claims
+"""Sensitivity regimes (compass.experiments.studies.regime): the derived profile of a regime,
+the profile key refused with an unknown kind or trace, and ``reading`` on hand-built claims
 tables for each case (closes, stays, partly closes, no data, no gap)."""
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments.claims import CLAIMS_TABLE, load_claims
 from compass.experiments.config import ConfigError, parse_config
 from compass.experiments.pipeline import make_plan
-from compass.experiments.regimes import (
+from compass.experiments.studies.regime.config import (
     COMPARISONS,
-    NOT_REJUDGED,
     claims_stem,
-    is_comparison,
-    reading,
     regime_plans,
     regime_profile,
     regime_results,
 )
+from compass.experiments.studies.regime.sensitivity import NOT_REJUDGED, is_comparison, reading
+from compass.experiments.verdict.claims import CLAIMS_TABLE, load_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
@@ -192,3 +190,17 @@ def test_reading_uses_the_main_default_verdicts_only():
     (missing,) = reading(_table([("a1", "6.1", "differs")]), _table([("a1", "6.1", "holds"),
                                                                       ("a9", "6.1", "holds")]))
     assert missing.status == "closes" and missing.claims == ("a1", "a9")
+
+
+def test_a_regime_reads_the_cost_sweep_under_its_earlier_name_through_the_config():
+    """The c-sweep block's earlier name (``migration_cost``) is read in one place
+    (``config.cost_sweep_block``): a regime derived from such a profile writes it as
+    ``cost_sweep``, and a profile giving both names is refused there too."""
+    raw = _profile()
+    raw["experiments"]["migration_cost"] = raw["experiments"].pop("cost_sweep")
+    derived = regime_profile(raw, "paper-regime")
+    assert "cost_sweep" in derived["experiments"]
+    assert "migration_cost" not in derived["experiments"]
+    raw["experiments"]["cost_sweep"] = raw["experiments"]["migration_cost"]
+    with pytest.raises(ConfigError, match="same block"):
+        regime_profile(raw, "paper-regime")

@@ -12,10 +12,10 @@ import pytest
 from trace_rows import trace
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher
 from compass.runtime.journal import Journal, JournalError, journal_error
 from compass.runtime.workdir import open_run
 from compass.schedulers import create
+from compass.sim.dispatch import Dispatcher
 from compass.traces import jobs_from_frame, validate_trace
 
 ROWS = [(0, 0, 20, 2, 3), (1, 2, 80, 2, 1), (2, 4, 80, 1, 1), (3, 40, 20, 1, 2)]

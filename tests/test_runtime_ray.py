@@ -16,13 +16,13 @@ from trace_rows import trace  # noqa: E402
 
 import compass  # noqa: E402
 from compass.cluster import ClusterState  # noqa: E402
-from compass.dispatch import Dispatcher  # noqa: E402
-from compass.records import JOB_COLUMNS, TIMELINE_COLUMNS  # noqa: E402
 from compass.runtime import run_physical  # noqa: E402
 from compass.runtime.engine import start_local  # noqa: E402
 from compass.runtime.journal import Journal  # noqa: E402
 from compass.runtime.worker import NAMESPACE  # noqa: E402
 from compass.schedulers import create  # noqa: E402
+from compass.sim.dispatch import Dispatcher  # noqa: E402
+from compass.sim.records import JOB_COLUMNS, TIMELINE_COLUMNS  # noqa: E402
 from compass.traces import jobs_from_frame, validate_trace  # noqa: E402
 
 #: Job 0 (2 x 3 GPUs) departs long before jobs 1 (2 x 1 GPU, a gloo group) and 2; its

@@ -116,21 +116,24 @@ def test_run_inputs_names_no_scheduler_and_loads_no_simulator() -> None:
     import subprocess
     import sys
 
-    import compass.run_inputs as R
+    import compass.sim.run_inputs as R
 
     source = Path(R.__file__).read_text().lower()
     assert not [n for n in S.available() if f'"{n}"' in source or f"import {n}" in source]
     assert "drr" not in source
-    code = ("import sys, compass.run_inputs; "
-            "print('compass.simulator' in sys.modules, 'compass.drr_training' in sys.modules)")
+    code = ("import sys, compass.sim.run_inputs; print('compass.sim.simulator' in sys.modules, "
+            "'compass.sim.drr_training' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
 
 
-def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
-    """A class's ``builder`` turns the run's parameters into constructor arguments."""
-    from compass.run_inputs import build_scheduler
+def test_a_registered_builder_is_called_with_the_cluster(monkeypatch) -> None:
+    """A builder registered for a scheduler name (by the layer above the schedulers) turns
+    the run's parameters into constructor arguments; DRR's is registered there, and no
+    scheduler names a module above its layer."""
+    from compass.sim import builders
+    from compass.sim.run_inputs import build_scheduler
 
     calls = []
 
@@ -140,9 +143,8 @@ def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
 
     class Built(GFS):
         name = "test-built"
-        builder = f"{__name__}:_BUILDER"
 
-    monkeypatch.setitem(globals(), "_BUILDER", builder)
+    monkeypatch.setitem(builders._BUILDERS, "test-built", builder)
     S.register(Built)
     try:
         made = build_scheduler("test-built", nodes=7, gpus_per_node=8, seed=3,
@@ -150,6 +152,7 @@ def test_the_builder_hook_is_called_with_the_cluster(monkeypatch) -> None:
         assert isinstance(made, Built) and calls == [({"anything": 1}, 7, 8, 3)]
     finally:
         S.registry._REGISTRY.pop("test-built", None)
+    assert builders.builder_of("drr") is not None and builders.builder_of("gfs") is None
 
 
 def test_a_scheduler_registered_after_plotting_is_imported_has_its_card_in_figures():

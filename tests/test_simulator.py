@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from trace_rows import gap_trace, trace
 
 import compass
-from compass.metrics import interval_lengths
 from compass.schedulers import Move, Placement, Scheduler, available, create
 from compass.schedulers.gfs import GFS
-from compass.simulator import SchedulerError, SimulationError
+from compass.sim.metrics import interval_lengths
+from compass.sim.simulator import SchedulerError, SimulationError
 
 
 class Logging(GFS):
@@ -280,7 +280,7 @@ def test_idle_rounds_are_skipped_and_busy_ones_kept():
 @given(period=st.floats(1e-3, 1e4), t=st.floats(0, 1e7))
 def test_timer_at_or_after_is_the_first_multiple_not_before(period, t):
     from compass.cluster import ClusterState
-    from compass.dispatch import Dispatcher
+    from compass.sim.dispatch import Dispatcher
 
     sched = create("fft", round_s=period)
     first = Dispatcher(sched, ClusterState(1)).timer_at_or_after(t)

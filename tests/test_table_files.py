@@ -1,4 +1,4 @@
-"""A run's tables as CSV or Parquet (``compass.table_files``): both formats give back the
+"""A run's tables as CSV or Parquet (``compass.sim.table_files``): both formats give back the
 frame written, and the CLI, ``SimulationResult`` and the pipeline write the one asked for."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from compass.api import SimulationResult, simulate
 from compass.cli import main
-from compass.table_files import FORMATS, read_frame, table_format, table_path, write_frame
+from compass.sim.table_files import FORMATS, read_frame, table_format, table_path, write_frame
 from compass.traces import demo_trace
 
 #: Text that a CSV reader takes for text: a letter first (so no number), never a missing-value

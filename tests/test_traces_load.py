@@ -1,4 +1,4 @@
-"""gfs-synth's per-day load against the real days' GPU-seconds (compass.traces.load)."""
+"""gfs-synth's per-day load against the real days' GPU-seconds (compass.traces.load_match)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from compass.traces import calibration as cal
 from compass.traces.fidelity import calibration_checks, load_checks
-from compass.traces.load import LOAD_BAND, match_load, real_day_gpu_seconds
+from compass.traces.load_match import LOAD_BAND, match_load, real_day_gpu_seconds
 from compass.traces.models import trace_model
 from compass.traces.synthetic import synthesize
 

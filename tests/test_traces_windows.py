@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compass.fragmentation import wcc_holds
+from compass.oracle.fragmentation import wcc_holds
 from compass.traces.windows import (
     Window,
     class_shares,

@@ -23,8 +23,12 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 | the baselines' order | ``ranking_table`` (paper/paper_rankings.yaml) |
 | beyond the paper | ``Results.with_extension``, ``extension_leads``: COMPASS-ABS+ (ours) |
 
-``compass.experiments.pipeline`` holds what the Snakemake rules call; ``report`` writes
-paper/REPRODUCTION.md. docs/pipeline.md describes the whole.
+The main experiments are this package's modules (grid -> runs -> comparisons -> aggregate
+-> tables); two wings sit above them: ``verdict`` (the claims, their measures and
+verdicts, the paper beside ours, the report: paper/REPRODUCTION.md) and ``studies``
+(openb, extension, nvl72, regime: each its own config, runs and measures, registering what
+it adds to the verdicts). ``compass.experiments.pipeline`` holds what the Snakemake rules
+call. docs/pipeline.md describes the whole.
 """
 
 from __future__ import annotations
@@ -47,16 +51,17 @@ def _declared(source: str) -> tuple[str, ...]:
 
 
 def _homes(folder: Path) -> dict[str, tuple[str, ...]]:
-    """Each module of the package that declares ``__all__`` -> the names it lists."""
-    found = {p.stem: _declared(p.read_text()) for p in sorted(folder.glob("*.py"))
-             if p.stem != "__init__"}
+    """Each module of the package or of its wings (``verdict``, ``studies``) that declares
+    ``__all__`` -> the names it lists; modules by their dotted path below the package."""
+    found = {".".join(p.relative_to(folder).with_suffix("").parts): _declared(p.read_text())
+             for p in sorted(folder.rglob("*.py")) if p.stem not in ("__init__", "__main__")}
     return {module: names for module, names in found.items() if names}
 
 
 #: The module each public name lives in, from the modules' ``__all__``: adding a module with
 #: an ``__all__`` is all it takes. They are imported on first use (PEP 562), so that a step
 #: importing one module (a simulator batch: ``compass.experiments.runs``) does not load
-#: every experiment, the report and the openb readers with it.
+#: every experiment, the report and the studies with it.
 _HOMES: dict[str, tuple[str, ...]] = _homes(Path(__file__).parent)
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -71,7 +76,7 @@ __all__ = sorted(_WHERE)
 
 def __getattr__(name: str) -> Any:
     """A public name (``X.overall``), imported from its module on first use, or a submodule
-    (``X.openb``), imported on first use."""
+    (``X.verdict``), imported on first use."""
     if name in _WHERE:
         value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
         globals()[name] = value

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from compass.experiments.stats import paired_lead
-from compass.metrics import LOWER_IS_BETTER, METRICS
+from compass.sim.metrics import LOWER_IS_BETTER, METRICS
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("METRICS", "leads", "metric_means", "top1", "wide")

@@ -44,7 +44,7 @@ from compass.experiments.config import CaseStudyConfig, ResolvedTrace
 from compass.experiments.data import cluster_nodes, window
 from compass.experiments.results import Results
 from compass.model import G_DEFAULT
-from compass.table_files import read_frame
+from compass.sim.table_files import read_frame
 from compass.traces import windows as W
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from compass.schedulers import names_with_role
 from compass.schedulers.estimates import ESTIMATES
-from compass.table_files import DEFAULT_FORMAT
+from compass.sim.table_files import DEFAULT_FORMAT
 from compass.traces.synthetic import KINDS as SYNTHETIC_KINDS
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
@@ -209,7 +209,7 @@ class Outputs:
     tables: str
     report: str
     #: the file format of the per-run tables under ``results`` (runs, parts, case study,
-    #: NVL72, physical): csv or parquet (``compass.table_files``)
+    #: NVL72, physical): csv or parquet (``compass.sim.table_files``)
     table_format: str = DEFAULT_FORMAT
 
 
@@ -282,7 +282,7 @@ class PipelineConfig:
     #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
     samples: int = 1
     #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
-    #: experiments are replayed apart (``compass.experiments.regimes``); empty: none
+    #: experiments are replayed apart (``compass.experiments.studies.regime``); empty: none
     regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -357,11 +357,17 @@ def _trace(name: str, raw: Mapping[str, Any], trust_local: bool = False) -> Trac
 COST_SWEEP, COST_SWEEP_OLD = "cost_sweep", "migration_cost"
 
 
-def _experiments(raw: Mapping[str, Any]) -> Experiments:
-    if COST_SWEEP in raw and COST_SWEEP_OLD in raw:
+def cost_sweep_block(experiments: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The c-sweep block of a profile's ``experiments``: the one place that reads it under
+    its earlier name too (``COST_SWEEP_OLD``); both names at once are refused."""
+    if COST_SWEEP in experiments and COST_SWEEP_OLD in experiments:
         raise ConfigError(f"experiments.{COST_SWEEP} and experiments.{COST_SWEEP_OLD} are the "
                           f"same block (the old name); give it once, as {COST_SWEEP}")
-    m = raw[COST_SWEEP] if COST_SWEEP in raw else raw[COST_SWEEP_OLD]
+    return experiments[COST_SWEEP] if COST_SWEEP in experiments else experiments[COST_SWEEP_OLD]
+
+
+def _experiments(raw: Mapping[str, Any]) -> Experiments:
+    m = cost_sweep_block(raw)
     o, e, c, w, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
                                       "case_study"))
     case = CaseStudyConfig(

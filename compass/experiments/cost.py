@@ -72,7 +72,8 @@ class RunCost:
             "commit": commit(repository),
         }
 
-    def write(self, path: Path, profile: str, cores: int | None, repository: Path) -> dict[str, Any]:
+    def write(self, path: Path, profile: str, cores: int | None,
+              repository: Path) -> dict[str, Any]:
         """Write the record to ``path`` (JSON) and return it."""
         record = self.record(profile, cores, repository)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compass.table_files import DEFAULT_FORMAT, table_path
+from compass.sim.table_files import DEFAULT_FORMAT, table_path
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ NOTEBOOKS: dict[str, Products] = {
         }),
 }
 #: The REAL openb notebook: its own rules (workflow/rules/openb.smk), run only when the
-#: profile has an ``openb`` block (``compass.experiments.openb``).
+#: profile has an ``openb`` block (``compass.experiments.studies.openb``).
 OPENB_NOTEBOOK = "08_real_openb"
 OPENB_PRODUCTS = Products(
     category="REAL openb",
@@ -247,7 +247,8 @@ RULE_CAPTIONS: dict[str, str] = {
 }
 
 
-#: Each sensitivity regime's claims table, ``claims_<regime>`` (``regimes.claims_stem``):
+#: Each sensitivity regime's claims table, ``claims_<regime>``
+#: (``studies.regime.config.claims_stem``):
 #: one caption for every regime a profile names.
 REGIME_CLAIMS_PREFIX = "claims_"
 REGIME_CLAIMS_CAPTION = (
@@ -347,7 +348,7 @@ class Layout:
 
     @property
     def nvl72(self) -> Path:
-        """Appendix D's runs (``compass.experiments.nvl72``): one row per platform and
+        """Appendix D's runs (``compass.experiments.studies.nvl72``): one row per platform and
         scheduler."""
         return table_path(self.root / "nvl72", "runs", self.table_format)
 

@@ -44,7 +44,7 @@ class PaperValue:
     part: int | None = None
     scale: float = 1.0
     #: the leads frame that measures it instead of the claim's value ("overall": Fig. 1's
-    #: lead per trace and metric, ``sweeps.overall_leads``; "": none)
+    #: lead per trace and metric, ``comparisons.overall_leads``; "": none)
     leads: str = ""
 
     def applies_to(self, group: object) -> bool:

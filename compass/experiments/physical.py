@@ -19,7 +19,7 @@ import pandas as pd
 
 from compass.api import simulate
 from compass.experiments.results import Results
-from compass.table_files import read_frame
+from compass.sim.table_files import read_frame
 from compass.traces import CANONICAL_COLUMNS
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).

@@ -60,7 +60,7 @@ from compass.experiments.layout import (
 from compass.experiments.runs import case_runs, cpu_seconds, fragmented_window, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available, load_plugins
-from compass.table_files import read_frame, table_format, write_frame
+from compass.sim.table_files import read_frame, table_format, write_frame
 from compass.traces.formats import formats
 
 #: What the physical runs import (the ``runtime`` extra).

@@ -40,12 +40,12 @@ from compass.experiments.aggregate import (
     TIE_TOLERANCE,
 )
 from compass.experiments.case_study import CaseStudy
+from compass.experiments.comparisons import eta_runs, overall_runs
 from compass.experiments.composition import composition_runs
 from compass.experiments.results import Results
 from compass.experiments.stats import BOOTSTRAP_SEED, MIN_SAMPLES, RESAMPLES, bootstrap_mean
-from compass.experiments.sweeps import eta_runs, overall_runs
 from compass.experiments.tables import write_table
-from compass.metrics import METRICS
+from compass.sim.metrics import METRICS
 
 __all__ = ("ranking_table",)
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from compass.experiments.config import PipelineConfig, ResolvedTrace, read_config_record
 from compass.experiments.layout import Layout
-from compass.table_files import read_frame
+from compass.sim.table_files import read_frame
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("Results",)

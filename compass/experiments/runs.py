@@ -36,7 +36,7 @@ from compass.experiments.config import CaseStudyConfig, ResolvedTrace, RunSettin
 from compass.experiments.data import cluster_nodes
 from compass.experiments.grid import RunKey
 from compass.experiments.migrations import encode, operator_moves
-from compass.metrics import afr_agu_over, peak_window, union_window
+from compass.sim.metrics import afr_agu_over, peak_window, union_window
 
 #: Columns of a batch file, in order (docs/pipeline.md describes each).
 RUN_COLUMNS = [

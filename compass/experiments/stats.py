@@ -1,4 +1,7 @@
-"""Intervals over samples: the paired bootstrap behind every lead the report judges.
+"""Intervals over samples: the paired bootstrap behind every lead the report judges, and
+the Student-t intervals (the openb study's busy days and seeds) and the Wilson interval of a
+proportion (the operating regime's stalled shares) beside it: every statistic of the
+experiments lives here.
 
 A *sample* is one replay of the same jobs under every scheduler: a (day, seed) pair on a
 synthetic trace, a day on a real one. Leads compare schedulers on the same samples, so their
@@ -11,10 +14,12 @@ a heavy seed) cancels in the paired differences instead of widening the interval
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import stats as scipy_stats
 
 #: Resamples of every bootstrap; the interval's Monte Carlo error is well under its width.
 RESAMPLES = 10_000
@@ -198,3 +203,73 @@ def unpaired_lead_steps(groups: Sequence[tuple[np.ndarray, np.ndarray]], lower_i
         else:
             out.append(Interval(step, *_percentiles(stats[j + 1] - stats[j], level), n, level))
     return np.array(points), out
+
+
+# ------------------------------------------------------------------ Student-t intervals
+def t_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the Student-t interval of the mean at ``LEVEL`` (NaN if < 2)."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, math.nan, math.nan
+    half = float(scipy_stats.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1)
+                 / math.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+def t_interval_table(table: pd.DataFrame, by: Sequence[str],
+                     measures: Sequence[str]) -> pd.DataFrame:
+    """Per group of ``by`` and measure: the mean over the group's rows with its Student-t
+    interval (``t_interval``) and n."""
+    rows = []
+    for key, part in table.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for m in measures:
+            mean, lo, hi = t_interval(part[m])
+            rows.append({**dict(zip(by, key)), "measure": m, "mean": mean, "low": lo,
+                         "high": hi, "n": int(part[m].notna().sum())})
+    return pd.DataFrame(rows)
+
+
+def t_paired_leads(table: pd.DataFrame, by: Sequence[str], sample: str, reference: str,
+                   baselines: Sequence[str], measures: Sequence[str],
+                   lower_is_better: Mapping[str, bool]) -> pd.DataFrame:
+    """The reference's lead over the strongest baseline, paired by ``sample`` (seed or day),
+    with the Student-t interval of the mean paired difference.
+
+    Per group and measure the strongest baseline is the one with the best mean; the lead of
+    each sample is (baseline - reference) for lower-is-better measures, else the opposite,
+    so a positive lead means the reference is better. Mean and interval over the samples.
+    """
+    rows = []
+    for key, part in table.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for m in measures:
+            wide_table = part.pivot_table(index=sample, columns="scheduler", values=m)
+            base = [b for b in baselines if b in wide_table and wide_table[b].notna().any()]
+            row = {**dict(zip(by, key)), "measure": m, "reference": reference,
+                   "strongest_baseline": None, "lead": math.nan, "low": math.nan,
+                   "high": math.nan, "n": 0}
+            if reference in wide_table and base:
+                means = wide_table[base].mean()
+                best = str(means.idxmin() if lower_is_better[m] else means.idxmax())
+                diff = wide_table[best] - wide_table[reference]
+                lead, lo, hi = t_interval(diff if lower_is_better[m] else -diff)
+                row.update(strongest_baseline=best, lead=lead, low=lo, high=hi,
+                           n=int(diff.notna().sum()))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ proportions
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion k / n."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))

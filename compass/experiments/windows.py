@@ -13,8 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from compass.experiments.aggregate import leads, metric_means, ordered, wide
+from compass.experiments.comparisons import overall_runs
 from compass.experiments.results import Results
-from compass.experiments.sweeps import overall_runs
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("metric_windows", "window_leads")

@@ -1,7 +1,7 @@
 """Physical mode: run a trace's jobs as real PyTorch training on Ray under any scheduler.
 
 ``run_physical`` is section 5.1's deployment: a controller process that asks the scheduler
-for decisions (through the same ``compass.dispatch.Dispatcher`` as the simulator), launches
+for decisions (through the same ``compass.sim.dispatch.Dispatcher`` as the simulator), launches
 every job as a gang of Ray actors pinned to the decided nodes, and migrates jobs by
 checkpoint-and-restart. Without ``address`` it emulates the cluster on this machine (nodes
 as Ray custom resources, CPU training); with one it attaches to a real Ray cluster
@@ -49,7 +49,7 @@ _INSTALL_HINT = "physical mode needs Ray and PyTorch: pip install 'compass[runti
 class PhysicalResult:
     """The records of a physical run (all times in trace seconds unless named ``_s``).
 
-    ``jobs``: the simulator's JOB_COLUMNS of ``compass.records`` (``pause_time`` = measured
+    ``jobs``: the simulator's JOB_COLUMNS of ``compass.sim.records`` (``pause_time`` = measured
     migration latency) plus family, step_budget, steps and restarts; ``timeline``:
     TIMELINE_COLUMNS;
     ``migrations``: one row per checkpoint-restart with the measured ``latency_s`` (wall);
@@ -70,7 +70,7 @@ class PhysicalResult:
     def write(self, out: Path | str, table_format: str = "csv") -> Path:
         """Write the tables as ``table_format`` (csv or parquet) and summary.json into
         ``out`` (simulator run layout)."""
-        from compass.table_files import table_path, write_frame, write_summary  # pandas
+        from compass.sim.table_files import table_path, write_frame, write_summary  # pandas
 
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -128,8 +128,8 @@ def run_physical(
         if resume:
             raise ValueError("resume=True needs the workdir of the run to continue")
         workdir = Path("results/physical/work") / time.strftime("%Y%m%d-%H%M%S")
-    from compass import metrics
-    from compass.run_inputs import prepare_run
+    from compass.sim import metrics
+    from compass.sim.run_inputs import prepare_run
     from compass.traces.schema import external_ids, restore_ids
 
     try:

@@ -4,7 +4,7 @@ Section 5.1 runs the scheduler "as a controller process that launches and migrat
 PyTorch training jobs", each migration "a checkpoint-and-restart protocol on the actual
 training processes". This controller replays a trace in scaled wall-clock time (trace time
 = origin + wall seconds x ``time_scale``) and hands every instant to the same
-``compass.dispatch.Dispatcher`` the simulator uses, so policy code runs once, unchanged.
+``compass.sim.dispatch.Dispatcher`` the simulator uses, so policy code runs once, unchanged.
 
 Each loop it polls the running gangs, then feeds the dispatcher, in time order, the
 arrivals and timer ticks that fell due (stamped with their nominal trace times) and the
@@ -41,16 +41,16 @@ from ray.exceptions import GetTimeoutError, RayError
 from tqdm.auto import tqdm
 
 from compass.cluster import ClusterState
-from compass.dispatch import Dispatcher, Instant, UnfitJob, check_jobs_fit
 from compass.model import Job
-from compass.records import JOB_COLUMNS, job_row
 from compass.runtime import worker
 from compass.runtime.engine import RayCluster
 from compass.runtime.journal import Journal
 from compass.runtime.trainer import InstanceSpec
 from compass.runtime.workloads import family_of, step_budget
 from compass.schedulers import Scheduler
-from compass.timeline import TimelineRecorder
+from compass.sim.dispatch import Dispatcher, Instant, UnfitJob, check_jobs_fit
+from compass.sim.records import JOB_COLUMNS, job_row
+from compass.sim.timeline import TimelineRecorder
 from compass.traces import jobs_from_frame
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from compass.dispatch import AppliedMove, Instant
+from compass.sim.dispatch import AppliedMove, Instant
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -40,7 +40,8 @@ from compass.model import G_DEFAULT, InstanceKey, slot_width
 from compass.schedulers.base import Move
 
 Kind = Literal["empty", "pool", "slotted"]
-Role = Literal["filler", "pool", "stray"]
+#: What a 1-GPU instance is to the ABS where it sits (``Spot.role``).
+SpotRole = Literal["filler", "pool", "stray"]
 #: What the indexes know of a node: (kind, level, has an open vacancy, holds strays);
 #: level is D(n) minus strays for a slotted node, its 1-GPU instances for a pool node.
 IndexKey = tuple[Kind, int, bool, bool]
@@ -114,7 +115,7 @@ class Spot(NamedTuple):
     occupant of ``node``, or a stray on ``node`` (outside the ABS). A named tuple: one is
     made per placement and per migration, and a tuple is the cheapest immutable record."""
 
-    role: Role
+    role: SpotRole
     node: int
     anchor: InstanceKey | None = None
 

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job
-from compass.panels import domain_panels, has_panel_layout
+from compass.oracle.panels import domain_panels, has_panel_layout
 
 #: The operators that issue migrations, by scheduler: COMPASS-ABS's Place (filler draws),
 #: Remove (a departed filler's replacement), stray re-homing, the three BestFitDrain passes of
@@ -115,10 +115,6 @@ class Scheduler(ABC):
     color: ClassVar[str | None] = None
     #: Position among the schedulers of the same role (section 5.4's order for baselines).
     rank: ClassVar[int] = 100
-    #: Dotted path ``module:function`` of a builder that turns a run's parameters into
-    #: constructor arguments above the scheduler layer (``compass.run_inputs``), called as
-    #: ``builder(params, nodes=, gpus_per_node=, seed=)``; "" when they go in unchanged.
-    builder: ClassVar[str] = ""
     #: Seconds between ``on_timer`` calls, or None for no timer.
     timer_period: float | None = None
     #: True if an admission pass or a timer, run again on the state and queue that an
@@ -128,7 +124,7 @@ class Scheduler(ABC):
     #: a departure superseded by a migration pause (docs/simulator.md, "Events").
     skip_idle_instants: bool = False
     #: Parameters a run accepts beside the constructor's, turned into constructor arguments
-    #: above the scheduler layer (``compass.run_inputs``): name -> (type, default).
+    #: above the scheduler layer (``compass.sim.run_inputs``): name -> (type, default).
     build_parameters: ClassVar[dict[str, tuple[Any, Any]]] = {}
 
     def __init__(self, *, seed: int = 0) -> None:

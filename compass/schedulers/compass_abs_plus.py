@@ -49,8 +49,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from compass.cluster import ClusterState
-from compass.fragmentation import state_phi_star
 from compass.model import Job, slot_width
+from compass.oracle.fragmentation import state_phi_star
 from compass.schedulers.abs_ends import aligned_fill
 from compass.schedulers.abs_moves import (
     Plan,

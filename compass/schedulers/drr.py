@@ -14,7 +14,7 @@ docs/baselines.md, "DRR". Assumptions [A]:
   f - g, its one-hot, empty node, bucket share, "holds every instance" and interactions
   with utilisation and g / G; softmax cross-entropy, seeded minibatch gradient descent).
   DRR takes the trained policy (``learned``); training replays a slice under best-fit DRR
-  through the simulator, so it lives above it (``compass.drr_training``, which also turns
+  through the simulator, so it lives above it (``compass.sim.drr_training``, which also turns
   the profile's ``policy: learned, training_trace: ...`` into a trained policy for the
   evaluated cluster size). ``reset`` refuses a slice that shares a day with the evaluated
   window.
@@ -52,7 +52,7 @@ from compass.schedulers.registry import register
 class DRR(Scheduler):
     """Best-fit (or learned) placement; every ``re_time`` s drain nodes below ``util_threshold``.
 
-    ``learned``: a policy trained by imitation of best-fit (``compass.drr_training``) to
+    ``learned``: a policy trained by imitation of best-fit (``compass.sim.drr_training``) to
     place with instead of best-fit; ``reset`` refuses a run on another G than it was trained
     for, or one that shares a day with its training slice.
     """
@@ -62,8 +62,8 @@ class DRR(Scheduler):
     display = "DRR"
     color = "#de8f05"
     rank = 6
-    builder = "compass.drr_training:drr_arguments"
-    #: ``compass.drr_training.drr_arguments`` trains ``learned`` from these for the cluster
+    #: the simulator layer trains ``learned`` from these for the cluster (its builder,
+    #: ``compass.sim.builders``)
     build_parameters = {"policy": (Literal["best-fit", "learned"], "best-fit"),
                         "training_trace": (str | None, None)}
 

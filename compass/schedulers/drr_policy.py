@@ -18,7 +18,7 @@ weights are not public, so this is our own small stand-in [A]:
   minibatch gradient descent with a seeded RNG (initial weights, subsampling, batch order);
   deterministic given the seed. Examples are recorded by ``RecordingScheduler`` while a
   best-fit teacher replays a training slice through the simulator; that replay lives above
-  the simulator (``compass.drr_training``), so this module, like every scheduler, never
+  the simulator (``compass.sim.drr_training``), so this module, like every scheduler, never
   imports it. Decisions with a single candidate carry no signal and are left out of
   training and of agreement.
 * Agreement: the share of instance decisions, on the teacher's own states, where the
@@ -341,7 +341,7 @@ class LearnedPlacement:
 class TrainedPolicy:
     """What DRR's ``learned`` argument takes: the trained scorer and how it was trained.
 
-    Built above the simulator (``compass.drr_training.train_policy``), which replays a
+    Built above the simulator (``compass.sim.drr_training.train_policy``), which replays a
     best-fit teacher on the ``training`` slice (submitted on ``training_days``) on ``nodes``
     nodes of ``gpus_per_node`` GPUs. The scorer's features are shares and ratios, so it
     places on any cluster of the same G; ``DRR.reset`` refuses another G and a run that

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from compass.cluster import ClusterState
-from compass.fragmentation import state_phi_star
-from compass.milp import SOLVERS, Solver
 from compass.model import Job
+from compass.oracle.fragmentation import state_phi_star
+from compass.oracle.milp import SOLVERS, Solver
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import realise

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.panels import domain_panels
+from compass.oracle.panels import domain_panels
 from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job
-from compass.panels import PANEL_GPUS, domain_panels, instance_panels
+from compass.oracle.panels import PANEL_GPUS, domain_panels, instance_panels
 from compass.schedulers.abs_space import AbsSpace, AbsViolation, Spot
 from compass.schedulers.base import Move, Placement
 from compass.schedulers.compass_abs import (

@@ -57,7 +57,7 @@ from functools import partial
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job, slot_width
-from compass.panels import PANEL_GPUS, domain_panels, instance_panels
+from compass.oracle.panels import PANEL_GPUS, domain_panels, instance_panels
 from compass.schedulers.abs_space import AbsSpace, require
 from compass.schedulers.base import Move, Placement
 from compass.schedulers.compass_abs import (

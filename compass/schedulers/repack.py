@@ -31,10 +31,10 @@ from typing import Literal
 import numpy as np
 from scipy.sparse import csc_matrix
 
-from compass import milp
 from compass.cluster import ClusterState
-from compass.fragmentation import configuration_matrix
-from compass.milp import Milp, Solution, Solver
+from compass.oracle import milp
+from compass.oracle.fragmentation import configuration_matrix
+from compass.oracle.milp import Milp, Solution, Solver
 from compass.schedulers.realise import node_counts
 
 Objective = Literal["fft", "partial-nodes", "repair"]

@@ -46,8 +46,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from compass.cluster import ClusterState
-from compass.fragmentation import Bins, InfeasiblePacking, state_phi_star, witness_bins
 from compass.model import Job
+from compass.oracle.fragmentation import Bins, InfeasiblePacking, state_phi_star, witness_bins
 from compass.schedulers.base import Move, Placement, Scheduler, tag_moves
 from compass.schedulers.gfs import best_fit_gang
 from compass.schedulers.realise import node_counts, order_moves, select_row_moves

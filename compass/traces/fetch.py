@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-from compass.traces import alibaba_spot, helios
+from compass.traces.formats import alibaba_spot, helios
 from compass.traces.schema import TraceError
 
 #: Where fetched traces go by default (git-ignored).

@@ -8,7 +8,7 @@ durations for GPU-time shares, which a few long wide jobs dominate). Bounds (the
 (Table 2 and stress days are pushed on purpose); counts per day, hour-of-day shares and the
 span use every day.
 
-A paper-regime kind (``compass.traces.paper_regime``) is checked on what its knobs leave
+A paper-regime kind (``compass.traces.regime_knobs``) is checked on what its knobs leave
 alone (arrivals per day and hour) and on the knobs themselves (every gang inside its day's
 cap, the sub-node share reached); the rest is exempt on purpose (``REGIME_EXEMPT``).
 """
@@ -26,7 +26,7 @@ import pandas as pd
 from compass.model import G_DEFAULT
 from compass.traces import calibration as cal
 from compass.traces import physmix
-from compass.traces.load import real_day_gpu_seconds
+from compass.traces.load_match import real_day_gpu_seconds
 from compass.traces.models import (
     WIDE_JOB_INSTANCES,
     Buckets,
@@ -38,7 +38,7 @@ from compass.traces.models import (
     trace_model,
     venus_gpu_time_targets,
 )
-from compass.traces.paper_regime import gang_limit, subnode_instance_share
+from compass.traces.regime_knobs import gang_limit, subnode_instance_share
 from compass.traces.synthetic import (
     KINDS,
     LOAD_MATCHED,
@@ -270,7 +270,7 @@ def _gfs_shapes(base: pd.DataFrame, model: TraceModel) -> list[Check]:
 
 #: Jobs of at least this many GPUs are the very wide gangs counted per day.
 VERY_WIDE_GPUS = 256
-#: Share of the real day's GPU-seconds a gfs-synth day may miss by (``compass.traces.load``).
+#: Share of the real day's GPU-seconds a gfs-synth day may miss by (``compass.traces.load_match``).
 LOAD_TOLERANCE = 0.15
 #: Hour-of-day profile of GPUs active: largest allowed |generated - real| of profile / mean.
 CONCURRENCY_PROFILE_TOLERANCE = 0.08

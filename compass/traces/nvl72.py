@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from compass.panels import PANEL_GPUS
+from compass.oracle.panels import PANEL_GPUS
 from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
 
 #: Sub-panel size weights (g = 1..8).

@@ -5,7 +5,7 @@ its job count is the calibrated count of that calendar day, shapes come from the
 joint (g, w) pmf, durations from its duration model (depending on shape through the model's
 coupling), arrivals follow the hour-of-day profile. ``gfs-synth`` then re-pairs each day's
 durations with its shapes so the day submits the real day's GPU-seconds (within 5 %;
-``compass.traces.load``). ``gfs-synth-indep`` is the earlier GFS
+``compass.traces.load_match``). ``gfs-synth-indep`` is the earlier GFS
 generator (width independent of g inside Table 1's classes, durations independent of shape),
 kept for workload-sensitivity comparisons; it draws from the same random streams as
 ``gfs-synth``, so both have the same days, job counts and arrival times. Three kinds of day:
@@ -23,7 +23,7 @@ kept for workload-sensitivity comparisons; it draws from the same random streams
 
 ``gfs-paper-regime`` and ``venus-paper-regime`` are sensitivity traces: ``gfs-synth`` and
 ``venus-synth`` (same streams, so the same days before reshaping) with each day reshaped by
-the fitted knobs of ``data/calibration/paper_regime.yaml`` (``compass.traces.paper_regime``)
+the fitted knobs of ``data/calibration/paper_regime.yaml`` (``compass.traces.regime_knobs``)
 toward the regime the paper reports for its baselines. Any kind takes explicit ``knobs``.
 
 Randomness: one numpy stream per (seed, kind, day, purpose), so a day is the same whichever
@@ -41,9 +41,9 @@ import pandas as pd
 
 from compass.traces import calibration as cal
 from compass.traces import physmix
-from compass.traces.load import match_load, real_day_gpu_seconds
+from compass.traces.load_match import match_load, real_day_gpu_seconds
 from compass.traces.models import SizeModel, TraceModel, trace_model
-from compass.traces.paper_regime import RegimeKnobs, read_knobs, reshape_day
+from compass.traces.regime_knobs import RegimeKnobs, read_knobs, reshape_day
 from compass.traces.schema import CANONICAL_COLUMNS, validate_trace
 from compass.traces.windows import DAY_SECONDS, TABLE2_BUCKETS, active_instances, day_window
 
@@ -73,7 +73,7 @@ TRACE_OF = {"venus-synth": "venus", "gfs-synth": "gfs", "gfs-synth-indep": "gfs"
 _KIND_ID = {"venus-synth": 0, "gfs-synth": 1, "physmix": 2, "gfs-synth-indep": 1}
 _PURPOSE = {"plan": 0, "shape": 1, "duration": 2, "arrival": 3, "composition": 4, "stress": 5,
             "load": 6, "regime": 7}
-#: Kinds whose days carry the real day's submitted GPU-seconds (``compass.traces.load``).
+#: Kinds whose days carry the real day's submitted GPU-seconds (``compass.traces.load_match``).
 #: gfs-paper-regime is drawn load-matched too, then reshaped: it carries more load on
 #: purpose (``duration_scale``), so it is not listed here.
 LOAD_MATCHED = ("gfs-synth",)
@@ -257,7 +257,7 @@ def kind_knobs(kind: str) -> RegimeKnobs:
     fitted = read_knobs()
     if kind not in fitted:
         raise ValueError(f"{kind}: no fitted knobs in data/calibration/paper_regime.yaml "
-                         "(python -m compass.experiments.regime_fit writes them)")
+                         "(the regime fit writes them: docs/traces.md, 'The fit')")
     return fitted[kind]
 
 

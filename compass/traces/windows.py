@@ -29,8 +29,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from compass.fragmentation import WCC_GPUS_PER_NODE, wcc_deficit
 from compass.model import G_DEFAULT, PAPER_ETAS
+from compass.oracle.fragmentation import WCC_GPUS_PER_NODE, wcc_deficit
 
 #: Seconds in a day window.
 DAY_SECONDS = 86_400.0

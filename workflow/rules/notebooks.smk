@@ -5,8 +5,6 @@
 import sys
 from pathlib import Path
 
-DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
-
 for _name in NOTEBOOKS:
 
     rule:

@@ -1,46 +1,16 @@
-# REAL openb experiments (compass.experiments.openb; docs/pipeline.md, "openb"): the default
-# pod list replayed in time, the four multi-GPU variants packed statically, notebook 08 and
-# the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
+# REAL openb experiments (compass.experiments.studies.openb; docs/pipeline.md, "openb"): the
+# default pod list replayed in time, the four multi-GPU variants packed statically, notebook 08
+# and the claims of paper/claims_openb.yaml. Only when the profile has an `openb` block.
 
 import sys
 from pathlib import Path
 
 from compass.experiments.config import check_schedulers
-from compass.experiments.openb import (
-    NOTEBOOK as OPENB_NOTEBOOK_NAME,
-    PACKING,
-    PACKING_META,
-    PRODUCTS as OPENB_PRODUCTS,
-    REPLAY_DAYS,
-    REPLAY_META,
-    REPLAY_RUNS,
-    OpenbConfig,
-    openb_dir,
-)
-from compass.experiments.layout import figure_files, table_files
-from compass.table_files import table_path
 from compass.schedulers import available
 
-OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
-OPENB = OPENB.resolved(BASE) if OPENB is not None else None
-OPENB_DIR = openb_dir(L.root)
-OPENB_TARGETS = []
-OPENB_DATA = []  # what the openb claims are measured from
-OPENB_CLAIMS = []
-
-if OPENB is not None:
+if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
     check_schedulers([*OPENB.schedulers, *OPENB.packing_schedulers], available())
     OPENB_RECORD = dump(OPENB.record())
-    # tables in the profile's outputs.table_format, metadata as JSON
-    OPENB_REPLAY = [*(table_path(OPENB_DIR, t, L.table_format) for t in (REPLAY_RUNS, REPLAY_DAYS)),
-                    OPENB_DIR / REPLAY_META]
-    OPENB_PACKING = [table_path(OPENB_DIR, PACKING, L.table_format), OPENB_DIR / PACKING_META]
-    OPENB_FIGURES = [f for s in OPENB_PRODUCTS.figures for f in figure_files(PLAN.figures, s)]
-    OPENB_TABLES = [f for s in OPENB_PRODUCTS.tables for f in table_files(PLAN.tables, s)]
-    OPENB_FILES = [*OPENB_FIGURES, *OPENB_TABLES]
-    OPENB_TARGETS = [L.notebook(OPENB_NOTEBOOK_NAME), *OPENB_FILES]
-    OPENB_DATA = [*OPENB_REPLAY, *OPENB_PACKING]
-    OPENB_CLAIMS = [BASE / "paper" / "claims_openb.yaml"]
 
     rule openb_replay:
         input:

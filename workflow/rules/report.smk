@@ -2,11 +2,11 @@
 # its interval and verdict), our extension's table (profile key `extension`; none without
 # it), then the report that renders both, the extension in its own section.
 
-from compass.experiments.extension import LEADS_TABLE as EXTENSION_TABLE
-from compass.experiments.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.studies.extension.config import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
 from compass.experiments.ranking import RANKING_TABLE
-from compass.experiments.regime import REGIME_TABLE
-from compass.experiments.regimes import claims_stem, regime_slug
+from compass.experiments.studies.regime.operating import REGIME_TABLE
+from compass.experiments.studies.regime.config import claims_stem, regime_slug
 
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
@@ -16,7 +16,7 @@ EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.exten
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 # the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
 RANKING_FILES = table_files(PLAN.tables, RANKING_TABLE)
-# each sensitivity regime's comparison claims (simulate.smk's REGIME_PLANS), beside claims.csv
+# each sensitivity regime's comparison claims (common.smk's REGIME_PLANS), beside claims.csv
 REGIME_CLAIMS = {name: table_files(PLAN.tables, claims_stem(name)) for name in REGIME_PLANS}
 
 
@@ -30,7 +30,7 @@ rule claims:
         days=DAY_TABLES,
         case=L.needs(NOTEBOOKS["06_case_study"]),
         table1=PLAN.table1_files,
-        openb=OPENB_DATA,  # workflow/rules/openb.smk
+        openb=OPENB_DATA,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
         reported([*CLAIMS_FILES, *PAPER_VS_OURS_FILES], "Claims"),
@@ -171,7 +171,7 @@ rule report:
         extension=EXTENSION_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
-        openb=OPENB_TARGETS,  # workflow/rules/openb.smk
+        openb=OPENB_TARGETS,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
         PLAN.report,

@@ -6,14 +6,10 @@
 import re
 
 from compass.experiments.layout import Layout
-from compass.experiments.nvl72 import SETTINGS as NVL72_SETTINGS
-from compass.experiments.regimes import regime_plans
+from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
 
 RUN = dump(PLAN.config.run.record())
-# The profile's sensitivity regimes (profile key `regimes`), each a plan of its own whose
-# results go to results/<profile>/regimes/<name>/: the rules from config_json to
-# collect_runs serve every plan, the {root} wildcard (a results folder) telling which.
-REGIME_PLANS = regime_plans(PLAN)
+# every plan's results folder: the main one and each regime's (common.smk's REGIME_PLANS)
 PLANS = {str(p.layout.root): p for p in [PLAN, *REGIME_PLANS.values()]}
 ROOTS = "|".join(re.escape(root) for root in PLANS)
 R = Layout(Path("{root}"), PLAN.layout.table_format)

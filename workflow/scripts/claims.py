@@ -1,9 +1,9 @@
 """Rule claims: paper/tables/claims.csv, every claim measured with its interval and verdict,
 then paper/tables/paper_vs_ours.csv, every number the paper states beside ours."""
 
-from compass.experiments.paper_vs_ours import write_paper_vs_ours
 from compass.experiments.pipeline import logged
-from compass.experiments.verdicts import write_claims
+from compass.experiments.verdict.paper_vs_ours import write_paper_vs_ours
+from compass.experiments.verdict.verdicts import write_claims
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 inp = snakemake.input

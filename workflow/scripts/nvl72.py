@@ -2,8 +2,8 @@
 
 import json
 
-from compass.experiments.nvl72 import write_nvl72
 from compass.experiments.pipeline import logged
+from compass.experiments.studies.nvl72.runs import write_nvl72
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 with logged(snakemake.log[0]):

@@ -1,4 +1,5 @@
-"""Rules openb_replay and openb_packing: the REAL openb experiments (compass.experiments.openb)."""
+"""Rules openb_replay and openb_packing: the REAL openb experiments
+(compass.experiments.studies.openb)."""
 
 import os
 
@@ -6,8 +7,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per job, like the simu
 
 import json  # noqa: E402
 
-from compass.experiments.openb import OpenbConfig, run_packing, run_replay  # noqa: E402
 from compass.experiments.pipeline import logged  # noqa: E402
+from compass.experiments.studies.openb.config import OpenbConfig  # noqa: E402
+from compass.experiments.studies.openb.runs import run_packing, run_replay  # noqa: E402
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params

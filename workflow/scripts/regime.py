@@ -4,7 +4,7 @@ beside each sensitivity regime's (profile key `regimes`)."""
 import json
 
 from compass.experiments.pipeline import logged
-from compass.experiments.regime import write_regime
+from compass.experiments.studies.regime.operating import write_regime
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p = snakemake.params

@@ -1,7 +1,7 @@
 """Rule report: paper/REPRODUCTION.md, every claim beside the value this run measured."""
 
 from compass.experiments.pipeline import logged
-from compass.experiments.report import write_report
+from compass.experiments.verdict.report import write_report
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 p, inp = snakemake.params, snakemake.input

@@ -1,0 +1,242 @@
+"""One instant of scheduling: the decision core shared by the simulator and the physical runtime.
+
+The ``Dispatcher`` owns the ``ClusterState``, the FIFO queue and one ``Scheduler``. Each call
+to ``step`` handles the events of one instant in the fixed order of docs/simulator.md:
+departures (in the order given), then the timer, then arrivals (FIFO), then one admission
+pass. It validates every decision through the state and reports what happened as an
+``Instant``. It knows nothing of time beyond the ``now`` it is given: the simulator turns an
+``Instant`` into pauses and departure events, the runtime (``compass.runtime``) into actor
+starts and checkpoint-restart migrations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from compass.cluster import ClusterState, PlacementError
+from compass.model import InstanceKey, Job
+from compass.oracle.panels import PANEL_GPUS, domain_panels, instance_panels
+from compass.schedulers.base import Move, Placement, Scheduler
+
+
+class SchedulerError(RuntimeError):
+    """A scheduler returned a decision the cluster refuses (a policy bug)."""
+
+
+class UnfitJob(ValueError):
+    """A job that no placement on the empty cluster can hold."""
+
+
+def check_jobs_fit(jobs: Sequence[Job], nodes: int, gpus_per_node: int) -> None:
+    """Raise ``UnfitJob`` for the first job an empty cluster cannot hold, counting panels on
+    K > 1 domains (a domain holds K floor(8/g) sub-panel or floor(K/p) 8p-GPU instances)."""
+    panels = domain_panels(gpus_per_node)
+    multi_panel = panels is not None and panels > 1
+    for job in jobs:
+        g = job.gpus_per_instance
+        per_node = gpus_per_node // g if 1 <= g <= gpus_per_node else 0
+        if multi_panel and per_node:
+            try:
+                p = instance_panels(g)
+            except ValueError as err:
+                raise UnfitJob(f"job {job.job_id}: {err} (domains of {gpus_per_node} GPUs)"
+                               ) from None
+            per_node = panels // p if p else panels * (PANEL_GPUS // g)
+        if job.num_instances > nodes * per_node:
+            raise UnfitJob(
+                f"job {job.job_id} (w={job.num_instances}, g={g}) cannot fit an empty "
+                f"cluster of {nodes} nodes x {gpus_per_node} GPUs"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedMove:
+    """One migration as applied: ``instance`` went from node ``src`` to node ``dst``, issued
+    by ``operator`` (``Move.operator``)."""
+
+    instance: InstanceKey
+    src: int
+    dst: int
+    operator: str = field(default="", compare=False)
+
+    @property
+    def job_id(self) -> int:
+        return self.instance[0]
+
+
+@dataclass(slots=True)
+class Instant:
+    """What one ``Dispatcher.step`` did, in order of application."""
+
+    time: float
+    #: jobs released at this instant, in the order given
+    departed: list[int] = field(default_factory=list)
+    #: jobs admitted at this instant, in admission order
+    started: list[int] = field(default_factory=list)
+    #: every migration, in the order applied
+    moves: list[AppliedMove] = field(default_factory=list)
+
+    def migrated_jobs(self, state: ClusterState) -> dict[int, list[int]]:
+        """Jobs that migrate at this instant: job id -> indices into ``moves``.
+
+        A move is a migration (it costs a checkpoint-restart) only if its job was running
+        before the instant and still runs after it: moves of a job admitted at this instant
+        only change where it starts, and a job that departed after moving needs no restart.
+        """
+        started = set(self.started) if self.started else ()
+        running = state.is_running
+        out: dict[int, list[int]] = {}
+        for i, move in enumerate(self.moves):
+            job_id = move.instance[0]
+            if job_id not in started and running(job_id):
+                if (rows := out.get(job_id)) is None:
+                    out[job_id] = [i]
+                else:
+                    rows.append(i)
+        return dict(sorted(out.items())) if len(out) > 1 else out
+
+
+class Dispatcher:
+    """Applies a scheduler's decisions to a cluster state, one instant at a time."""
+
+    def __init__(self, scheduler: Scheduler, state: ClusterState) -> None:
+        self.scheduler = scheduler
+        self.state = state
+        #: jobs waiting for admission, in FIFO order
+        self.queue: deque[Job] = deque()
+
+    def reset(self, workload: Sequence[Job]) -> None:
+        """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
+        self.scheduler.reset(self.state, workload)
+
+    def stuck(self) -> str | None:
+        """Why a run cannot finish once nothing else will happen (no job running or due):
+        the queue head the scheduler refuses on the idle cluster; None if the queue is empty."""
+        if not self.queue:
+            return None
+        head = self.queue[0]
+        return (f"scheduler {self.scheduler.name!r} cannot place job {head.job_id} "
+                f"(w={head.num_instances}, g={head.gpus_per_instance}) on an idle cluster of "
+                f"{self.state.nodes} nodes")
+
+    def first_timer(self, workload: Sequence[Job]) -> float:
+        """The first timer instant: the first multiple of the scheduler's ``timer_period`` at
+        or after the first submission (inf without a timer or jobs; docs/simulator.md)."""
+        period = self.scheduler.timer_period
+        if not period or not workload:
+            return math.inf
+        if period <= 0:
+            raise ValueError(f"{self.scheduler.name}: timer_period must be > 0")
+        return self.timer_at_or_after(workload[0].submit_time)
+
+    def next_timer(self, now: float) -> float:
+        """The timer instant after the one at ``now`` (timers fire at multiples of the period)."""
+        period = self.scheduler.timer_period
+        return (round(now / period) + 1) * period if period else math.inf
+
+    def timer_at_or_after(self, t: float) -> float:
+        """The first timer instant k x period >= ``t`` (k an integer, as ``next_timer``'s;
+        inf without a timer)."""
+        period = self.scheduler.timer_period
+        if not period:
+            return math.inf
+        k = math.ceil(t / period)
+        while (k - 1) * period >= t:  # t / period rounded up past an integer
+            k -= 1
+        while k * period < t:
+            k += 1
+        return k * period
+
+    def step(
+        self,
+        now: float,
+        *,
+        departures: Iterable[Job] = (),
+        timer: bool = False,
+        arrivals: Iterable[Job] = (),
+    ) -> Instant:
+        """Handle one instant: departures, timer, arrivals, then one admission pass."""
+        instant = Instant(now)
+        scheduler, state = self.scheduler, self.state
+        for job in departures:
+            state.release_job(job.job_id)
+            instant.departed.append(job.job_id)
+            if moves := scheduler.on_departure(job, state, now):
+                self._apply(moves, instant)
+        if timer and (moves := scheduler.on_timer(state, now)):
+            self._apply(moves, instant)
+        for job in arrivals:
+            self.queue.append(job)
+            if moves := scheduler.on_arrival(job, state, now):
+                self._apply(moves, instant)
+        if self.queue:
+            self._admission_pass(instant)
+        return instant
+
+    def _admission_pass(self, instant: Instant) -> None:
+        now, queue, state = instant.time, self.queue, self.state
+        order, blocking = self.scheduler.admission_order(queue, state, now)
+        place = self.scheduler.place
+        admitted: list[int] = []
+        for job in order:
+            placement = place(job, state, now)
+            if placement is None:
+                if blocking:
+                    break
+                continue
+            self._start(job, placement, instant)
+            admitted.append(job.job_id)
+        if not admitted:
+            return
+        if order is queue and blocking:  # the default order: a prefix of the queue left
+            for _ in admitted:
+                queue.popleft()
+        elif all(queue[k].job_id == jid for k, jid in enumerate(admitted)):
+            for _ in admitted:
+                queue.popleft()
+        else:
+            gone = set(admitted)
+            self.queue = deque(j for j in queue if j.job_id not in gone)
+
+    def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
+        name = self.scheduler.name
+        if not isinstance(placement, Placement) or placement.job_id != job.job_id:
+            raise SchedulerError(f"{name}: place({job.job_id}) returned {placement!r}")
+        if len(placement.nodes) != job.num_instances:
+            raise SchedulerError(
+                f"{name}: job {job.job_id} has {job.num_instances} instances, placement gives "
+                f"{len(placement.nodes)} nodes"
+            )
+        pre = placement.pre_moves
+        try:
+            if pre:  # moves that make the job's room: validated with it, all or nothing
+                for move in pre:
+                    if not isinstance(move, Move):
+                        raise SchedulerError(f"{name}: expected a Move, got {move!r}")
+                sources = self.state.place_job_after_moves(
+                    job.job_id, job.gpus_per_instance, placement.nodes,
+                    [(m.instance, m.dst) for m in pre])
+                instant.moves.extend(AppliedMove(m.instance, src, m.dst, m.operator)
+                                     for m, src in zip(pre, sources))
+            else:
+                self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
+        except PlacementError as e:
+            raise SchedulerError(f"{name}: invalid placement at t={instant.time}: {e}") from e
+        instant.started.append(job.job_id)
+        if placement.moves:
+            self._apply(placement.moves, instant)
+
+    def _apply(self, moves: Iterable[Move], instant: Instant) -> None:
+        move_to, applied = self.state.move, instant.moves
+        try:
+            for move in moves:
+                if type(move) is not Move and not isinstance(move, Move):
+                    raise SchedulerError(f"{self.scheduler.name}: expected a Move, got {move!r}")
+                src = move_to(move.instance, move.dst)
+                applied.append(AppliedMove(move.instance, src, move.dst, move.operator))
+        except PlacementError as e:
+            raise SchedulerError(
+                f"{self.scheduler.name}: invalid move at t={instant.time}: {e}") from e

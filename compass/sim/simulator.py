@@ -1,0 +1,217 @@
+"""The event-driven cluster simulator (its semantics: docs/simulator.md).
+
+Events are job arrivals (at ``submit_time``), job departures (run time plus migration
+pauses after the start) and scheduler timers. All events of one instant are handled by the
+``Dispatcher`` in a fixed order (departures by job id, the timer, arrivals FIFO, one
+admission pass); then migration pauses are charged and one timeline row is recorded.
+Every decision is validated through ``ClusterState``; a bad one raises ``SchedulerError``
+naming the scheduler. Nothing here is random: the same inputs give the same records.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from compass.cluster import ClusterState
+from compass.model import G_DEFAULT, Job
+from compass.schedulers.base import Scheduler
+from compass.sim.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
+from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
+from compass.sim.timeline import OracleError, PanelLayoutError, TimelineRecorder
+
+__all__ = [
+    "PauseRule", "SchedulerError", "SimulationConfig", "SimulationError", "SimulationRecords",
+    "Simulator", "DEFAULT_MIGRATION_COST",
+]
+
+PauseRule = Literal["per-event", "per-migration"]
+#: c, the seconds a migrated job pauses, unless given: the paper's measured mean
+#: checkpoint-restart latency (section 6.5). The default of ``compass.simulate`` and the CLI
+#: (a profile states its own ``migration_cost``).
+DEFAULT_MIGRATION_COST = 8.0
+
+class SimulationError(RuntimeError):
+    """The run cannot go on (e.g. a queued job that fits no empty cluster)."""
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    """How to run: cluster size, migration cost ``c`` and how pauses are charged.
+
+    ``pause_rule``: "per-event" adds ``c`` once per job per instant in which any of its
+    instances moved (the paper's convention); "per-migration" adds ``c`` per moved instance.
+    """
+
+    nodes: int
+    gpus_per_node: int = G_DEFAULT
+    migration_cost: float = DEFAULT_MIGRATION_COST
+    pause_rule: PauseRule = "per-event"
+    debug_checks: bool = False
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        if self.nodes < 1:
+            raise ValueError(f"nodes must be >= 1, got {self.nodes}")
+        if self.migration_cost < 0:
+            raise ValueError(f"migration_cost must be >= 0, got {self.migration_cost}")
+        if self.pause_rule not in ("per-event", "per-migration"):
+            raise ValueError(f"unknown pause_rule {self.pause_rule!r}")
+
+
+@dataclass
+class SimulationRecords:
+    """Raw output of one run: per-job table, timeline after every instant, migration log."""
+
+    jobs: pd.DataFrame
+    timeline: pd.DataFrame
+    migrations: pd.DataFrame
+
+
+@dataclass
+class _JobRecord:
+    job: Job
+    start: float = math.nan
+    end: float = math.nan
+    migrations: int = 0
+    instance_moves: int = 0
+    pause: float = 0.0
+    version: int = 0
+
+
+class Simulator:
+    """Drives one ``Scheduler`` over one ``ClusterState`` through a job list."""
+
+    def __init__(self, jobs: Sequence[Job], scheduler: Scheduler, config: SimulationConfig):
+        self.jobs = list(jobs)
+        self.scheduler = scheduler
+        self.config = config
+        self.state = ClusterState(config.nodes, config.gpus_per_node)
+        try:
+            check_jobs_fit(self.jobs, config.nodes, config.gpus_per_node)
+        except UnfitJob as err:
+            raise SimulationError(str(err)) from None
+        self._dispatcher = Dispatcher(scheduler, self.state)
+        self._timeline = TimelineRecorder(self.state)
+        self._records = {j.job_id: _JobRecord(j) for j in self.jobs}
+        #: (end time, job id, version): a migration pause supersedes a job's older entries
+        self._departures: list[tuple[float, int, int]] = []
+        self._migration_log: list[tuple] = []
+
+    # ----------------------------------------------------------------- public
+    def run(self) -> SimulationRecords:
+        """Process every event; return the records."""
+        dispatcher = self._dispatcher
+        dispatcher.reset(self.jobs)
+        arrivals = self.jobs
+        n_arrivals = len(arrivals)
+        inf = math.inf
+        submits = [job.submit_time for job in arrivals] + [inf]  # a sentinel ends the scan
+        next_arrival = 0
+        next_timer = dispatcher.first_timer(arrivals)
+        #: an idle timer instant was seen: no timer until the next event; superseded
+        #: departures after an idle instant make no instant (``skip_idle_instants``)
+        skip_idle, dormant = self.scheduler.skip_idle_instants, False
+        heap = self._departures
+        heappop, heappush = heapq.heappop, heapq.heappush
+        records = self._records
+        step, record = dispatcher.step, self._timeline.record
+        debug = self.config.debug_checks
+        with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
+                  disable=not self.config.progress) as bar:
+            try:
+                while True:
+                    t = submits[next_arrival]
+                    if heap and heap[0][0] < t:
+                        t = heap[0][0]
+                    if dormant and t != inf:
+                        next_timer, dormant = dispatcher.timer_at_or_after(t), False
+                    if next_timer < t:
+                        t = next_timer
+                    if t == inf:
+                        break
+                    departing = []
+                    while heap and heap[0][0] == t:
+                        _, job_id, version = heappop(heap)
+                        rec = records[job_id]
+                        if version == rec.version:  # else superseded by a migration pause
+                            departing.append(rec.job)
+                    first = next_arrival
+                    while submits[next_arrival] == t:
+                        next_arrival += 1
+                    timer = next_timer == t
+                    if timer:
+                        next_timer = dispatcher.next_timer(t)
+                    instant = step(t, departures=departing, timer=timer,
+                                   arrivals=arrivals[first:next_arrival])
+                    # book the instant: ends, starts (departure events), moves and pauses
+                    for job_id in instant.departed:
+                        records[job_id].end = t
+                    for job_id in instant.started:
+                        rec = records[job_id]
+                        rec.start = t
+                        rec.end = end = t + rec.job.duration
+                        heappush(heap, (end, job_id, rec.version))
+                    if instant.moves:
+                        self._charge_pauses(instant)
+                    elif skip_idle and not instant.started:  # the last pass changed nothing
+                        if timer:
+                            next_timer, dormant = inf, True
+                        while heap and heap[0][2] != records[heap[0][1]].version:
+                            heappop(heap)  # superseded by a pause: an instant of no event
+                    record(t, dispatcher.queue)
+                    if debug:
+                        self.state.check()
+                        self.scheduler.check(self.state)
+                    if departing:
+                        bar.update(len(departing))
+                    if next_arrival == n_arrivals and not heap:
+                        if (reason := dispatcher.stuck()) is not None:
+                            raise SimulationError(reason)
+                        next_timer = inf
+            except PanelLayoutError as err:
+                raise SchedulerError(f"{self.scheduler.name}: {err}") from None
+        try:
+            timeline = self._timeline.frame()
+        except OracleError as err:
+            raise SimulationError(str(err)) from None
+        return SimulationRecords(self._jobs_frame(), timeline, self._migrations_frame())
+
+    # ---------------------------------------------------------------- events
+    def _charge_pauses(self, instant: Instant) -> None:
+        """Log the moves; pause every migrated job ``c`` seconds (GPUs held): its departure
+        moves later. Moves of jobs admitted or departed at this instant are free."""
+        migrated = instant.migrated_jobs(self.state)
+        t = instant.time
+        log = self._migration_log
+        for m in instant.moves:
+            job_id, k = m.instance
+            log.append((t, job_id, k, m.src, m.dst, job_id in migrated, m.operator))
+        c = self.config.migration_cost
+        per_event = self.config.pause_rule == "per-event"
+        records, heap = self._records, self._departures
+        for job_id, rows in migrated.items():
+            rec = records[job_id]
+            rec.migrations += 1
+            rec.instance_moves += len(rows)
+            pause = c if per_event else c * len(rows)
+            if pause > 0:
+                rec.pause += pause
+                rec.end += pause
+                rec.version += 1
+                heapq.heappush(heap, (rec.end, job_id, rec.version))
+
+    # --------------------------------------------------------------- helpers
+    def _jobs_frame(self) -> pd.DataFrame:
+        rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
+                for r in (self._records[job.job_id] for job in self.jobs)]
+        return pd.DataFrame(rows, columns=list(JOB_COLUMNS))
+
+    def _migrations_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self._migration_log, columns=list(MIGRATION_COLUMNS))

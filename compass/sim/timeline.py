@@ -1,0 +1,145 @@
+"""The timeline: one row of fragmentation and load figures after every instant (metrics input).
+
+Shared by the simulator and the physical runtime so both write the same table. Phi* is
+``state_phi_star``'s: the eq. 21 closed form while the WCC holds (evaluated for all rows at
+once when the frame is built), the memoised exact oracle otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from compass.cluster import ClusterState
+from compass.model import Job
+from compass.oracle.fragmentation import (
+    MAX_GPUS_PER_NODE,
+    WCC_GPUS_PER_NODE,
+    DomainLayout,
+    InfeasiblePacking,
+    LayoutTotals,
+    combine_levels,
+    domain_layout,
+    state_phi_star,
+)
+from compass.oracle.panels import domain_panels
+from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS
+
+
+class OracleError(RuntimeError):
+    """The recorded state contradicts the oracle (SIF < 0): a bug, never a policy choice."""
+
+
+class PanelLayoutError(RuntimeError):
+    """A domain's instances have no layout on its panels (a sub-panel instance was split)."""
+
+
+class TimelineRecorder:
+    """One ``TIMELINE_COLUMNS`` row (plus ``PANEL_COLUMNS`` when K > 1) per instant.
+
+    ``record`` keeps only what the state shows at the instant (counts per size, partial and
+    empty nodes, load, queue); Phi*, SIF, utilisation and the WCC flag are derived for all
+    rows at once in ``frame``: eq. 21's closed form, vectorised, wherever the WCC holds, and
+    the memoised exact oracle once per distinct count vector elsewhere.
+    """
+
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
+        panels = domain_panels(state.gpus_per_node)
+        #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
+        self.panels = panels if panels is not None and panels > 1 else None
+        self._rows: list[tuple] = []
+        self._panel_rows: list[tuple] = []
+        self._exact = state.gpus_per_node <= MAX_GPUS_PER_NODE
+        if self.panels is not None:  # panel layouts per domain, updated where they change
+            state.track_changes()
+            state.pop_changed()
+            self._layouts: list[DomainLayout] = []
+            self._totals = LayoutTotals(self.panels)
+            for n in range(state.nodes):
+                self._layouts.append(self._layout(n, math.nan))
+                self._totals.add(self._layouts[n])
+
+    def record(self, t: float, queue: Sequence[Job]) -> None:
+        """Keep the row of the state as it is after the instant at time ``t``."""
+        self._rows.append((t, len(queue), queue[0].total_gpus if queue else 0,
+                           *self.state.census()))
+        if self.panels is not None:
+            self._panel_rows.append(self._panel_row(t))
+
+    def frame(self) -> pd.DataFrame:
+        """The timeline; raises ``OracleError`` at the first row with SIF < 0."""
+        extra = PANEL_COLUMNS if self.panels is not None else ()
+        if not self._rows:
+            return pd.DataFrame([], columns=list(TIMELINE_COLUMNS + extra))
+        times, queued, head, partial, used, empty, running, counts = zip(*self._rows)
+        s = self.state
+        phi, wcc = self._phi_star(counts, used)
+        partial_a = np.array(partial, dtype=np.int64)
+        bad = np.flatnonzero(partial_a < phi)
+        if bad.size:
+            i = int(bad[0])
+            raise OracleError(f"SIF < 0 at t={times[i]}: {partial[i]} partial nodes < "
+                              f"Phi* = {phi[i].item()} (oracle bug)")
+        columns = {
+            "time": times, "partial_nodes": partial, "phi_star": phi,
+            "sif": (partial_a - phi) / s.nodes,
+            "used_gpus": used,
+            "gpu_util": np.array(used, dtype=np.int64) / (s.nodes * s.gpus_per_node),
+            "empty_nodes": empty, "queue_len": queued, "head_demand": head,
+            "running_jobs": running, "wcc": wcc,
+        }
+        if self.panels is not None:
+            columns.update(zip(PANEL_COLUMNS, zip(*self._panel_rows)))
+        return pd.DataFrame({k: list(v) if isinstance(v, tuple) else v
+                             for k, v in columns.items()})
+
+    def _phi_star(self, counts: Sequence[tuple[int, ...]], used: Sequence[int]
+                  ) -> tuple[np.ndarray, np.ndarray | list[None]]:
+        """Phi* per row and the WCC flag (None unless G = 8), as ``state_phi_star`` gives
+        them: eq. 21 where the WCC holds, else the exact oracle once per count vector."""
+        s = self.state
+        rows = len(counts)
+        if not self._exact:  # no exact oracle for domains wider than 16 GPUs
+            return np.full(rows, math.nan), [None] * rows
+        if s.gpus_per_node == WCC_GPUS_PER_NODE:
+            n = np.array(counts, dtype=np.int64)
+            holds = n[:, 3] + 3 * n[:, 5] + 2 * n[:, 6] + n[:, 7] - n[:, 1] <= 0
+            phi = (np.array(used, dtype=np.int64) % WCC_GPUS_PER_NODE != 0).astype(np.int64)
+            todo = np.flatnonzero(~holds).tolist()
+        else:
+            holds = [None] * rows
+            phi = np.zeros(rows, dtype=np.int64)
+            todo = range(rows)
+        exact: dict[tuple[int, ...], int] = {}
+        for i in todo:
+            c = counts[i]
+            if c not in exact:
+                exact[c] = state_phi_star(c, used[i], s.nodes, s.gpus_per_node)[0]
+            phi[i] = exact[c]
+        return phi, holds
+
+    def _panel_row(self, t: float) -> tuple:
+        """The PANEL_COLUMNS values, from the layouts of the domains that changed."""
+        totals = self._totals
+        for n in self.state.pop_changed():
+            layout = self._layout(n, t)
+            totals.remove(self._layouts[n])
+            totals.add(layout)
+            self._layouts[n] = layout
+        h = combine_levels(totals, self.state.counts_by_size(), self.state.nodes)
+        return (h.partial_panels, h.phi_star_gpu, h.sif_gpu, h.panel_partial_domains,
+                h.phi_star_panel, h.sif_panel)
+
+    def _layout(self, node: int, t: float) -> DomainLayout:
+        """Domain ``node``'s panel layout; every domain must have one."""
+        sizes = tuple(sorted(self.state.instances_on(node).values()))
+        try:
+            return domain_layout(sizes, self.panels)
+        except InfeasiblePacking as err:
+            raise PanelLayoutError(
+                f"at t={t} domain {node} has no panel layout ({err})"
+            ) from None
