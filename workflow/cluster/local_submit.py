@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
 """sbatch's stand-in where no SLURM runs: the submit command of Snakemake's generic cluster
-executor in CI's fallback (.ci/slurm-smoke.sh; README, "On a SLURM cluster").
-
-    snakemake --executor cluster-generic --cluster-generic-submit-cmd \
-        'python3 workflow/cluster/local_submit.py' --default-resources tmpdir=system_tmpdir ...
+executor in CI's fallback (.ci/slurm-smoke.sh; README, "On a SLURM cluster"):
+``--executor cluster-generic --default-resources tmpdir=system_tmpdir
+--cluster-generic-submit-cmd "python3 workflow/cluster/local_submit.py"``.
 
 Snakemake calls it with a job script; it refuses a job whose rule declares no ``mem_mb`` or
 ``runtime`` (a cluster needs both, and the default resources above supply neither), then
 runs the script detached, as a batch system would: in a session of its own, with a bare
 environment (PATH, HOME, LANG), its declared limits and output in
-.snakemake/local-submit/<job script>.log, and prints the process id as the job id. The job script itself tells Snakemake when it ended (the
-executor's marker files), so no status command is needed. Standard library only: it runs
-under the system's python3.
+.snakemake/local-submit/<job script>.log, and prints the process id as the job id. The job
+script itself tells Snakemake when it ended (the executor's marker files), so no status
+command is needed. Standard library only: it runs under the system's python3.
 """
 
 from __future__ import annotations
