@@ -14,7 +14,9 @@ import pandas as pd
 
 from compass.model import G_DEFAULT
 from compass.schedulers import Scheduler
+from compass.schedulers.params import check_params
 from compass.sim import metrics
+from compass.sim.result_schema import RUN_NAMES
 from compass.sim.run_inputs import prepare_run
 from compass.sim.simulator import DEFAULT_MIGRATION_COST, PauseRule, SimulationConfig, Simulator
 from compass.sim.table_files import (
@@ -25,8 +27,9 @@ from compass.sim.table_files import (
     write_frame,
     write_summary,
 )
-from compass.traces import jobs_from_frame, validate_trace
-from compass.traces.loading import read_run_trace
+from compass.traces import jobs_from_frame
+from compass.traces.ingest import LoadReport
+from compass.traces.loading import Days, RunTrace, run_trace
 from compass.traces.schema import external_ids, restore_ids
 from compass.traces.windows import cluster_size
 
@@ -51,6 +54,8 @@ class SimulationResult:
     migrations: pd.DataFrame
     summary: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: What loading the trace read, kept and dropped, by reason (None when read back).
+    load_report: LoadReport | None = None
 
     #: The tables a run writes, in ``write``'s order.
     TABLES = ("jobs", "timeline", "migrations")
@@ -87,13 +92,13 @@ class SimulationResult:
         return cls(tables["jobs"], tables["timeline"], tables["migrations"], summary, metadata)
 
 
-#: The keys of a run's metadata (``SimulationResult.metadata``), also in its summary.
-METADATA = ("scheduler", "scheduler_params", "nodes", "eta", "gpus_per_node",
-            "migration_cost", "pause_rule", "seed", "trace", "trace_source")
+#: The keys of a run's metadata (``SimulationResult.metadata``), also in its summary: the
+#: run columns of ``compass.sim.result_schema``.
+METADATA = RUN_NAMES
 
 
 def simulate(
-    trace: pd.DataFrame | str | Path,
+    trace: RunTrace | pd.DataFrame | str | Path,
     scheduler: str | Scheduler = "gfs",
     *,
     nodes: int | None = None,
@@ -101,8 +106,9 @@ def simulate(
     gpus_per_node: int = G_DEFAULT,
     migration_cost: float = DEFAULT_MIGRATION_COST,
     seed: int = 0,
-    scheduler_params: dict[str, Any] | None = None,
+    scheduler_params: Mapping[str, Any] | None = None,
     pause_rule: PauseRule = "per-event",
+    days: Days | None = None,
     debug_checks: bool = False,
     progress: bool = False,
     format: str = "auto",
@@ -111,26 +117,32 @@ def simulate(
 ) -> SimulationResult:
     """Replay ``trace`` under ``scheduler`` on ``nodes`` nodes.
 
-    ``trace`` is a canonical DataFrame or the path of a trace file in any registered format
+    ``trace`` is a canonical DataFrame, ``"demo"`` (the built-in SYNTHETIC workload), a
+    loaded ``RunTrace`` or the path of a trace file in any registered format
     (``compass.traces.formats``): detected from its header, or named by ``format``;
-    ``columns`` (``{"old": "new"}``) renames header columns first. The cluster has ``nodes``
-    nodes, or N(``eta``) of eq. 13 for this trace (give one of them). ``label`` names the
-    trace in the metadata. Job ids come back as given, whole numbers or text, in the jobs
-    table and migration log. A metric the run leaves undefined (AFR and AGU without a
-    queue) is NaN, with an ``UndefinedMetric`` warning that says why.
+    ``columns`` (``{"old": "new"}``) renames header columns first. ``days`` (``(first,
+    last)`` or ``"busy"``) is a window of days: N(eta) is measured over it and the jobs
+    submitted after it are dropped (``compass.traces.loading.run_trace``). The cluster has
+    ``nodes`` nodes, or N(``eta``) of eq. 13 (give one of them). ``scheduler_params`` are
+    checked against the scheduler's declared parameters (``ParameterError``, as on the
+    command line). ``label`` names the trace in the metadata. The summary holds the run
+    columns and the metrics of ``compass.sim.result_schema`` (``dropped_jobs``: the rows
+    loading left out; by reason in ``load_report``). Job ids come back as given. A metric
+    the run leaves undefined (AFR and AGU without a queue) is NaN, with an
+    ``UndefinedMetric`` warning that says why.
     """
     if (nodes is None) == (eta is None):
         raise ValueError("give the cluster's size as exactly one of nodes= or eta=")
+    params = dict(scheduler_params or {})
+    if isinstance(scheduler, str):
+        params = check_params(scheduler, params)
+    loaded = run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node, days=days,
+                       label=label)
     if eta is not None:
-        if isinstance(trace, (str, Path)):
-            label = label or str(trace)
-            trace = read_run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node)
-        nodes = cluster_size(validate_trace(trace, gpus_per_node=gpus_per_node), eta,
-                             gpus_per_node).nodes
+        nodes = cluster_size(loaded.frame, eta, gpus_per_node, within=loaded.window).nodes
     assert nodes is not None
-    run = prepare_run(trace, scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                      scheduler_params=scheduler_params, format=format, columns=columns,
-                      label=label)
+    run = prepare_run(loaded.frame, scheduler, nodes=nodes, gpus_per_node=gpus_per_node,
+                      seed=seed, scheduler_params=params, label=loaded.label)
     policy = run.scheduler
     config = SimulationConfig(
         nodes=nodes, gpus_per_node=gpus_per_node, migration_cost=migration_cost,
@@ -139,10 +151,12 @@ def simulate(
     records = Simulator(jobs_from_frame(run.frame), policy, config).run()
     ids = external_ids(run.frame)  # text ids: the simulator numbered the jobs by FIFO position
     jobs, migrations = restore_ids(records.jobs, ids), restore_ids(records.migrations, ids)
-    metadata = dict(zip(METADATA, (policy.name, policy.params(), nodes, eta, gpus_per_node,
-                                   migration_cost, pause_rule, seed, run.label,
-                                   run.trace_source), strict=True))
-    summary = {**metrics.summarize(jobs, records.timeline), **metadata}
+    metadata = {"trace": run.label, "trace_source": run.trace_source, "scheduler": policy.name,
+                "scheduler_params": policy.params(), "seed": seed, "eta": eta, "nodes": nodes,
+                "gpus_per_node": gpus_per_node, "cost": migration_cost,
+                "pause_rule": pause_rule, "dropped_jobs": loaded.report.rows_dropped}
+    summary = {**metadata, **metrics.summarize(jobs, records.timeline)}
     if len(jobs) and math.isnan(summary["afr"]):
         warnings.warn(UndefinedMetric(NO_PEAK.format(nodes=nodes)), stacklevel=2)
-    return SimulationResult(jobs, records.timeline, migrations, summary, metadata)
+    return SimulationResult(jobs, records.timeline, migrations, summary, metadata,
+                            loaded.report)

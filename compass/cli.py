@@ -19,12 +19,12 @@ from compass import __version__
 from compass.api import UndefinedMetric, simulate
 from compass.model import G_DEFAULT, PAPER_ETAS
 from compass.oracle.fragmentation import inherent_partial_nodes, wcc_holds, witness_packing
-from compass.schedulers import Scheduler, available, cards, load_plugins, scheduler_class
-from compass.schedulers.params import ParameterError, convert, parameters, parse_params
+from compass.schedulers import available, cards, load_plugins, scheduler_class
+from compass.schedulers.params import ParameterError, parameters, parse_params
 from compass.sim.run_inputs import build_scheduler
 from compass.sim.simulator import DEFAULT_MIGRATION_COST, SimulationError
 from compass.sim.table_files import DEFAULT_FORMAT, FORMATS, table_path, write_frame
-from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, sweep
+from compass.sweeping import ALIASES, DEFAULT_CACHE, SETTINGS, CacheReport, sweep
 from compass.traces import TraceError, demo_trace, load_trace
 from compass.traces.fetch import (
     DEFAULT_DEST,
@@ -36,12 +36,10 @@ from compass.traces.fetch import (
 )
 from compass.traces.fidelity import calibration_checks
 from compass.traces.formats import formats
-from compass.traces.loading import parse_columns, read_run_trace
+from compass.traces.loading import DEMO, Days, parse_columns
 from compass.traces.scaling import load_scaled
 from compass.traces.synthetic import KINDS, SYNTHETIC_PREFIX
-from compass.traces.windows import class_shares, cluster_size, day_summary
-
-DEMO_TRACE = "demo"
+from compass.traces.windows import BUSY_MIN_PODS, class_shares, day_summary
 
 
 class UsageError(Exception):
@@ -81,25 +79,36 @@ def _command(sub: argparse._SubParsersAction, name: str, text: str) -> argparse.
 
 
 def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
-    """``--plugin MODULE`` (repeatable): read by ``_load_plugins`` before the parser is
-    built, so that the plugin's schedulers are among the choices; listed here for ``--help``
-    and so that the full parser accepts it at any place."""
+    """``--plugin MODULE`` (repeatable) and ``--debug``: read by ``_global_options`` before
+    the parser is built, so that the plugin's schedulers are among the choices; listed here
+    for ``--help`` and so that the full parser accepts them at any place."""
     parser.add_argument("--plugin", action="append", default=argparse.SUPPRESS,
                         metavar="MODULE",
                         help="import MODULE first: the schedulers it registers can be named "
                              "(repeatable; installed packages with a 'compass.schedulers' "
                              "entry point are loaded without it) (default: none)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="on an error, print the full traceback instead of one line")
 
 
-def _load_plugins(argv: Sequence[str]) -> None:
-    """Import the ``--plugin`` modules named anywhere in ``argv`` (and the installed ones)."""
+def _global_options(argv: Sequence[str]) -> argparse.Namespace:
+    """``--plugin`` and ``--debug``, wherever ``argv`` names them."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--plugin", action="append", default=[])
-    known, _ = pre.parse_known_args(argv)
+    pre.add_argument("--debug", action="store_true")
+    return pre.parse_known_args(argv)[0]
+
+
+def _load_plugins(modules: Sequence[str]) -> None:
+    """Import the ``--plugin`` modules (and the installed ones); a plugin that fails to
+    import, for whatever reason, is a user error naming it."""
     try:
-        load_plugins(known.plugin)
+        load_plugins(modules)
     except ImportError as err:
         raise UsageError(str(err)) from None
+    except Exception as err:  # a plugin module that raises while it is imported
+        raise UsageError(f"plugin {', '.join(modules) or '(installed)'} failed to load: "
+                         f"{type(err).__name__}: {err}") from err
 
 
 def _number(kind: Callable[[str], Any], low: float, strict: bool) -> Callable[[str], Any]:
@@ -156,20 +165,24 @@ def _add_param_option(parser: argparse.ArgumentParser, note: str = "") -> None:
              "(default: the scheduler's own defaults)")
 
 
-def _scheduler(name: str, seed: int, items: Sequence[str], nodes: int,
-               gpus_per_node: int = G_DEFAULT) -> Scheduler:
-    """The scheduler ``name`` with ``--param`` items, built as a run builds it
-    (``run_inputs.build_scheduler``); a bad parameter is a user error."""
-    params = parse_params(name, items)
+def _trace_arg(value: str) -> str | Path:
+    """``--trace``: the demo workload's name, or a path."""
+    return value if value == DEMO else Path(value)
+
+
+def _days(text: str) -> Days:
+    """An argparse type: ``FIRST-LAST`` day indices (both included), one day, or ``busy``."""
+    if text == "busy":
+        return "busy"
+    first, _, last = text.partition("-")
     try:
-        return build_scheduler(name, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
-                               params=params)
-    except (TypeError, ValueError) as err:
-        raise UsageError(f"scheduler {name}: {err}") from None
-
-
-def _trace_arg(value: str) -> pd.DataFrame | Path:
-    return demo_trace() if value == DEMO_TRACE else Path(value)
+        days = (int(first), int(last or first))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST, a day or 'busy', got {text!r}"
+                                         ) from None
+    if not 0 <= days[0] <= days[1]:
+        raise argparse.ArgumentTypeError(f"expected 0 <= FIRST <= LAST, got {text!r}")
+    return days
 
 
 def _columns(text: str) -> dict[str, str]:
@@ -188,6 +201,19 @@ def _add_format_options(parser: argparse.ArgumentParser) -> None:
                              "(default: none)")
 
 
+def _add_run_trace_options(parser: argparse.ArgumentParser) -> None:
+    """``--gpus-per-node`` and ``--days``, shared by simulate and sweep."""
+    parser.add_argument("--gpus-per-node", type=POSITIVE_INT, default=G_DEFAULT,
+                        help="GPUs per node G")
+    parser.add_argument("--days", type=_days, default=None, metavar="FIRST-LAST|busy",
+                        help="a window of days (indices from 0, both included; 'busy': "
+                             "from the first to the last day with >= "
+                             f"{BUSY_MIN_PODS} submissions, the window the pipeline sizes the "
+                             "openb replay by): --eta sizes over it, and the jobs submitted "
+                             "after it are dropped and counted; earlier ones stay, as the "
+                             "load running into it (default: the whole trace)")
+
+
 def _add_table_format_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-format", default=DEFAULT_FORMAT, choices=FORMATS,
                         help="file format of the run's tables (parquet: typed, smaller and "
@@ -195,21 +221,15 @@ def _add_table_format_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    trace = _trace_arg(args.trace)
-    if args.eta is not None:  # size by N(eta) of eq. 13 (the trace is read once here)
-        label = args.trace
-        if not isinstance(trace, pd.DataFrame):
-            trace = read_run_trace(trace, args.format, columns=args.columns)
-        nodes = cluster_size(trace, args.eta).nodes
-    else:
-        label, nodes = None, args.nodes
+    """One run through ``compass.simulate``, which sizes the cluster and records the run."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetric)
         result = simulate(
-            trace, _scheduler(args.scheduler, args.seed, args.param, nodes),
-            nodes=nodes, format=args.format, columns=args.columns, label=label,
-            migration_cost=args.migration_cost, seed=args.seed, pause_rule=args.pause_rule,
-            progress=not args.quiet,
+            _trace_arg(args.trace), args.scheduler, nodes=args.nodes, eta=args.eta,
+            gpus_per_node=args.gpus_per_node, days=args.days, format=args.format,
+            columns=args.columns, label=args.trace, migration_cost=args.migration_cost,
+            seed=args.seed, pause_rule=args.pause_rule, progress=not args.quiet,
+            scheduler_params=parse_params(args.scheduler, args.param),
         )
     result.write(args.out, args.table_format, timeline=not args.no_timeline)
     s = result.summary
@@ -217,9 +237,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     def num(key: str, spec: str) -> str:
         return "n/a" if math.isnan(s[key]) else format(s[key], spec)
 
-    sized = f" on {nodes} nodes (N({args.eta:g}))" if args.eta is not None else ""
+    sized = f" on {s['nodes']} nodes (N({args.eta:g}))" if args.eta is not None else ""
     print(f"{s['scheduler']}{sized}: AFR={num('afr', '.4f')} AJCT={s['ajct']:.1f}s "
-          f"AGU={num('agu', '.4f')} migrations={s['migrations']} -> {args.out}")
+          f"AGU={num('agu', '.4f')} JCT p50/p95/p99={num('jct_p50', '.0f')}/"
+          f"{num('jct_p95', '.0f')}/{num('jct_p99', '.0f')}s "
+          f"slowdown={num('mean_bounded_slowdown', '.2f')} migrations={s['migrations']} "
+          f"-> {args.out}")
+    report = result.load_report
+    if report is not None and report.rows_dropped:
+        reasons = ", ".join(f"{n} {why}" for why, n in report.dropped.items() if n)
+        print(f"note: {report.rows_dropped} of {report.rows_read} rows of the trace were "
+              f"dropped ({reasons}); {report.rows_kept} replayed", file=sys.stderr)
     for warning in caught:
         print(f"note: {warning.message}", file=sys.stderr)
     return 0
@@ -234,47 +262,55 @@ def _grid_item(text: str) -> tuple[str, list[str]]:
     return key.strip(), items
 
 
-def _typed_grid(axes: Sequence[tuple[str, list[str]]], schedulers: Sequence[str]
-                ) -> dict[str, list[Any]]:
-    """Each axis's values typed as its setting or as the parameter of a scheduler that has
-    it (``compass.schedulers.params.convert``)."""
+def _typed_grid(axes: Sequence[tuple[str, list[str]]]) -> dict[str, list[Any]]:
+    """Each setting's values typed; a scheduler parameter's stay text, typed by the sweep
+    as the API types them (``compass.schedulers.params.check_params``)."""
     grid: dict[str, list[Any]] = {}
     for key, items in axes:
         name = ALIASES.get(key, key)
-        if name in SETTINGS:
-            kind = SETTINGS[name]
-            try:
-                grid[name] = [kind(v) for v in items]
-            except ValueError:
-                raise UsageError(f"sweep: {key} takes {kind.__name__} values, got "
-                                 f"{items}") from None
-            continue
-        owners = [parameters(s)[name] for s in schedulers if name in parameters(s)]
-        if not owners:
-            raise UsageError(f"sweep: {key!r} is neither a setting {sorted(SETTINGS)} nor a "
-                             f"parameter of {list(schedulers)}")
-        grid[name] = [convert(v, owners[0].annotation) for v in items]
+        kind = SETTINGS.get(name, str)
+        try:
+            grid[name] = [kind(v) for v in items]
+        except ValueError:
+            raise UsageError(f"sweep: {key} takes {kind.__name__} values, got "
+                             f"{items}") from None
     return grid
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """Every combination of the grid under every scheduler -> one table row per run."""
-    grid = _typed_grid(args.grid, args.schedulers)
+    """Every combination of the grid under every scheduler -> one table row per run; says
+    how many rows came from the cache."""
+    grid = _typed_grid(args.grid)
+    traces = ({name: _trace_arg(name) for name in args.trace} if len(args.trace) > 1
+              else _trace_arg(args.trace[0]))
+    if args.workloads is not None and args.trace != [DEMO]:
+        raise UsageError(f"sweep: --workloads draws the synthetic '{DEMO}' workload; "
+                         f"give --trace {DEMO}")
     try:
-        table = sweep(_trace_arg(args.trace), args.schedulers, grid, samples=args.samples,
+        table = sweep(traces, args.schedulers, grid, samples=args.samples,
+                      workloads=None if args.workloads is None else range(args.workloads),
                       processes=args.processes, nodes=args.nodes, eta=args.eta,
-                      cache=None if args.no_cache else args.cache, format=args.format,
-                      columns=args.columns)
+                      gpus_per_node=args.gpus_per_node, days=args.days,
+                      on_error=args.on_error, cache=None if args.no_cache else args.cache,
+                      format=args.format, columns=args.columns)
+    except ParameterError:
+        raise
     except ValueError as err:
         raise UsageError(f"sweep: {err}") from None
     out = Path(args.out).with_suffix(f".{args.table_format}")
     out.parent.mkdir(parents=True, exist_ok=True)
     write_frame(table, out)
-    shown = [c for c in ("scheduler", "seed", *grid, "nodes", "afr", "ajct", "agu",
-                         "migrations") if c in table]
+    several = table["trace"].nunique() > 1
+    shown = [c for c in ("trace" if several else "", "scheduler", "seed", *grid, "nodes",
+                         "status", "afr", "ajct", "agu", "migrations", "from_cache")
+             if c in table]
     print(table[list(dict.fromkeys(shown))].to_string(
         index=False, float_format=lambda v: f"{v:.4f}"))
-    print(f"{len(table)} runs -> {out}")
+    print(f"{CacheReport.of(table)} -> {out}")
+    failed = table[table["status"] != "ok"]
+    for row in failed.itertuples():
+        print(f"warning: {row.scheduler} on {row.trace} seed {row.seed} failed: {row.error}",
+              file=sys.stderr)
     return 0
 
 
@@ -318,10 +354,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     rows = []
     names = args.schedulers or available()
-    policies = [_scheduler(name, args.seed, args.param, args.nodes) for name in names]
-    for name, policy in zip(names, policies):
-        result = simulate(trace, policy, nodes=args.nodes, seed=args.seed,
-                          migration_cost=args.migration_cost, progress=not args.quiet)
+    params = {name: parse_params(name, args.param) for name in names}  # all refused first
+    for name in names:
+        result = simulate(trace, name, nodes=args.nodes, seed=args.seed,
+                          scheduler_params=params[name], migration_cost=args.migration_cost,
+                          progress=not args.quiet, label=f"{DEMO} ({args.jobs} jobs)")
         result.write(out / name, args.table_format)
         rows.append({k: result.summary[k] for k in
                      ("scheduler", "afr", "ajct", "agu", "migrations", "max_partial_nodes")})
@@ -400,7 +437,8 @@ def cmd_run_physical(args: argparse.Namespace) -> int:
         raise UsageError("run-physical: --resume continues the run in --workdir, "
                          "--force-new starts another: pass one of them")
     # refuse a bad --param before Ray starts
-    _scheduler(args.scheduler, args.seed, args.param, args.nodes, args.gpus_per_node)
+    build_scheduler(args.scheduler, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+                    seed=args.seed, params=parse_params(args.scheduler, args.param))
     trace = args.trace if args.trace in (PHYSMIX, PHYSMIX_MIGRATE) else _trace_arg(args.trace)
     try:
         result = run_physical(
@@ -438,7 +476,7 @@ def _add_physical_command(sub: argparse._SubParsersAction) -> None:
     r = _command(sub, "run-physical", "run a trace as real PyTorch jobs on Ray (sec. 5.1)")
     r.add_argument("--trace", default="physmix",
                    help=f"'physmix' (SYNTHETIC Phys-Mix), 'physmix-migrate' (SYNTHETIC, jobs "
-                        f"that make COMPASS-ABS migrate; use --time-scale 60), '{DEMO_TRACE}' "
+                        f"that make COMPASS-ABS migrate; use --time-scale 60), '{DEMO}' "
                         "or a canonical CSV")
     _add_scheduler_option(r, "compass-abs")
     _add_param_option(r)
@@ -542,7 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _command(sub, "simulate", "replay a trace under one scheduler")
     s.add_argument("--trace", required=True,
-                   help=f"trace file in any format of --format, or '{DEMO_TRACE}'")
+                   help=f"trace file in any format of --format, or '{DEMO}'")
     _add_format_options(s)
     _add_scheduler_option(s, "gfs")
     _add_param_option(s)
@@ -551,6 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--eta", type=_fraction,
                       help="size the cluster by N(eta) of eq. 13 (p_eta of the trace's "
                            "concurrent GPU demand) instead of --nodes (default: none)")
+    _add_run_trace_options(s)
     s.add_argument("--out", required=True, help="output folder")
     _add_table_format_option(s)
     s.add_argument("--no-timeline", action="store_true",
@@ -564,8 +603,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_simulate)
 
     w = _command(sub, "sweep", "a grid of runs of one trace -> one table row per run")
-    w.add_argument("--trace", required=True,
-                   help=f"trace file in any format of --format, or '{DEMO_TRACE}'")
+    w.add_argument("--trace", required=True, nargs="+",
+                   help=f"trace files in any format of --format, or '{DEMO}'; several "
+                        "traces are sampled like seeds (the table's 'trace' column)")
     _add_format_options(w)
     w.add_argument("--schedulers", nargs="+", required=True, type=_scheduler_name,
                    metavar="NAME", help="the schedulers, each run at every grid point")
@@ -580,6 +620,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="size the cluster by N(eta) of eq. 13 instead of --nodes (default: none)")
     w.add_argument("--samples", type=POSITIVE_INT, default=1,
                    help="scheduler seeds per grid point (0, 1, ...)")
+    w.add_argument("--workloads", type=POSITIVE_INT, default=None,
+                   help=f"with --trace {DEMO}: this many synthetic workloads (seeds 0, 1, "
+                        "...), each a trace of the table (default: one)")
+    w.add_argument("--on-error", default="raise", choices=["raise", "record"],
+                   help="a run that fails stops the sweep, or is recorded as a row with "
+                        "status 'error' and a warning")
+    _add_run_trace_options(w)
     w.add_argument("--processes", type=POSITIVE_INT, default=1, help="worker processes")
     w.add_argument("--cache", default=str(DEFAULT_CACHE),
                    help="folder of cached runs (one file per configuration)")
@@ -621,18 +668,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv``: a user error is one line and status 2; any other error
+    (a scheduler that raises) one line and status 1, the traceback with ``--debug``."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    options = _global_options(argv)
     try:
-        _load_plugins(argv)
-    except UsageError as e:
-        print(f"compass: {e}", file=sys.stderr)
-        return 2
-    args = build_parser().parse_args(argv)
-    try:
+        _load_plugins(options.plugin)
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except USER_ERRORS as e:
+        if options.debug:
+            raise
         print("compass: " + " ".join(str(e).splitlines()), file=sys.stderr)
         return 2
+    except Exception as e:  # a bug, ours or a plugin's: one line unless --debug
+        if options.debug:
+            raise
+        print(f"compass: error: {type(e).__name__}: " + " ".join(str(e).splitlines())
+              + " (run again with --debug for the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

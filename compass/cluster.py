@@ -220,8 +220,10 @@ class ClusterState:
         need: dict[int, int] = {}
         for n in nodes:
             need[n] = need.get(n, 0) + size
+        in_range = range(self.nodes)
         for n in need:
-            self._check_node(n)
+            if not (type(n) is int and n in in_range):
+                self._check_node(n)
         for n, gpus in need.items():
             if gpus > free[n]:
                 raise PlacementError(
@@ -235,8 +237,9 @@ class ClusterState:
             sizes[key] = size
             where[key] = n
             hosted[n][key] = size
+        shift = self._shift
         for n, gpus in need.items():
-            self._shift(n, -gpus)
+            shift(n, -gpus)
         self._counts[size] += len(keys)
         self._used += size * len(keys)
 

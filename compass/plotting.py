@@ -26,7 +26,7 @@ from matplotlib.patches import Patch
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
 from compass.experiments.config import EXTENSION_SCHEDULERS, PAPER_SCHEDULERS
 from compass.experiments.paper_values import LEAD, PaperValue
-from compass.schedulers import SchedulerCard, cards
+from compass.schedulers import SchedulerCard, available, cards
 
 #: The reference scheduler, highlighted everywhere.
 REFERENCE = "compass-abs"
@@ -66,7 +66,10 @@ def _cards() -> dict[str, SchedulerCard]:
     """The registered schedulers' cards by name, in the figures' order (COMPASS-ABS, the six
     baselines of section 5.4, the oracle, our extension, then the variants); read at each
     call, so that a plugin registered after this module was imported has its place, colour
-    (seaborn's colour-blind palette for ours) and name."""
+    (seaborn's colour-blind palette for ours) and name. The installed plugins and those of
+    ``COMPASS_PLUGINS`` are loaded first (``available``), so that a pipeline job's figures
+    draw an outside scheduler's card, not a spare colour and its bare name."""
+    available()
     return {card.name: card for card in cards()}
 
 

@@ -12,9 +12,11 @@ from compass.sim.dispatch import (
     AppliedMove,
     Dispatcher,
     Instant,
+    JobQueue,
     SchedulerError,
     UnfitJob,
     check_jobs_fit,
+    overrides,
 )
 
 
@@ -126,3 +128,56 @@ def test_jobs_that_no_empty_cluster_holds_are_refused():
         check_jobs_fit([job(0, 2, 8), job(1, 3, 8)], nodes=2, gpus_per_node=8)
     with pytest.raises(UnfitJob, match="multiple of 8"):
         check_jobs_fit([job(0, 1, 12)], nodes=1, gpus_per_node=16)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 30)), max_size=60))
+def test_job_queue_matches_a_list(ops):
+    """Appends and removals of any queued jobs keep the FIFO order a plain list keeps;
+    indexing, length and iteration agree with it."""
+    queue, ref, next_id = JobQueue(), [], 0
+    for add, pick in ops:
+        if add or not ref:
+            queue.append(job(next_id, 1, 1))
+            ref.append(next_id)
+            next_id += 1
+        else:
+            gone = sorted({ref[pick % len(ref)], ref[(pick * 7) % len(ref)]})
+            queue.remove(gone)
+            ref = [j for j in ref if j not in gone]
+        assert [j.job_id for j in queue] == ref and len(queue) == len(ref)
+        assert bool(queue) == bool(ref)
+        for k in range(-len(ref), len(ref)):
+            assert queue[k].job_id == ref[k]
+        for k in (len(ref), -len(ref) - 1):
+            with pytest.raises(IndexError):
+                queue[k]
+
+
+def test_job_queue_refuses_a_queued_id_and_clears():
+    queue = JobQueue([job(1, 1, 1), job(2, 1, 1)])
+    with pytest.raises(ValueError, match="queued already"):
+        queue.append(job(1, 1, 1))
+    queue.clear()
+    assert not queue and list(queue) == []
+
+
+def test_out_of_order_admission_keeps_the_rest_in_order():
+    """A non-blocking order that admits a later job leaves the others queued in FIFO order."""
+
+    class LastFirst(GFS):
+        def admission_order(self, queue, state, now):
+            return list(reversed(list(queue))), False
+
+    d = Dispatcher(LastFirst(), ClusterState(1))
+    instant = d.step(0.0, arrivals=[job(0, 1, 8), job(1, 1, 8), job(2, 1, 4), job(3, 1, 4)])
+    assert instant.started == [3, 2]
+    assert [j.job_id for j in d.queue] == [0, 1]
+
+
+def test_overrides_tells_inherited_hooks_apart():
+    scripted = Scripted({})
+    assert overrides(scripted, "on_arrival") and overrides(scripted, "on_timer")
+    assert not overrides(scripted, "admission_order") and not overrides(GFS(), "on_arrival")
+    plain = GFS()
+    plain.on_arrival = lambda job, state, now: ()  # an instance's own hook counts
+    assert overrides(plain, "on_arrival")

@@ -47,9 +47,18 @@ from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS, case_runs, fragmented_window, run_batch
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import markdown
-from compass.experiments.verdict.claims import Claim, Margin, Tally, judge
+from compass.experiments.verdict.claims import (
+    Claim,
+    Margin,
+    Tally,
+    Trend,
+    check_tolerances,
+    judge,
+    load_margins,
+)
+from compass.experiments.verdict.judging import _judge_windows
 from compass.experiments.verdict.measures import MEASURES, Evidence
-from compass.experiments.verdict.verdicts import _attribute, _judge_windows, _margin
+from compass.experiments.verdict.verdicts import _attribute
 
 # ------------------------------------------------------------------ rankings
 
@@ -500,7 +509,7 @@ def test_run_batch_records_a_failing_scheduler_and_goes_on():
     assert rows.loc["gfs", "status"] == "error"
     assert "no_such_parameter" in rows.loc["gfs", "error"]
     assert rows.loc["first-fit", "status"] == "ok"
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="gfs has no parameter 'no_such_parameter'"):
         run_batch(_tiny_day(), RunKey("gfs", 0, 0.9, 8.0), _trace(),
                   RunSettings(("gfs",), 0, {"gfs": {"no_such_parameter": 1}}, "per-event",
                               "raise", "window"), log=lambda line: None)
@@ -518,6 +527,9 @@ def test_run_groups_and_jobs_format_wildcards_and_paths(tmp_path):
 # ------------------------------------------------------------------ report
 
 
+_POS = Interval(50, 40, 60, 5)
+
+
 @pytest.mark.parametrize(("check", "value", "status"), [
     ({"at_least": 135}, 200.0, "holds"), ({"at_least": 135}, 100.0, "differs"),
     ({"at_most": 2}, 2.0, "holds"), ({"at_most": 2}, 3.0, "differs"),
@@ -526,10 +538,15 @@ def test_run_groups_and_jobs_format_wildcards_and_paths(tmp_path):
     ({"approx": {"value": 0.5, "tol": 0.05}}, 0.6, "differs"),
     ({"all": True}, (3, 3), "holds"), ({"all": True}, (2, 3), "differs"),
     ({"all": True}, (0, 0), "differs"),
-    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(4, 2, 6, 5)), "holds"),
-    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(-4, -6, -2, 5)), "differs"),
-    ({"increasing": True}, (Interval(5, 1, 9, 5), Interval(1, -1, 3, 5)), "inconclusive"),
-    ({"increasing": True}, (Interval(5, 1, 9, 4), Interval(4, 2, 6, 4)), "inconclusive"),
+    ({"increasing": True}, Trend((_POS, _POS), (Interval(5, 1, 9, 5),)), "holds"),
+    ({"increasing": True}, Trend((_POS, _POS), (Interval(-4, -6, -2, 5),)), "differs"),
+    ({"increasing": True}, Trend((_POS, _POS), (Interval(1, -1, 3, 5),)), "inconclusive"),
+    ({"increasing": True}, Trend((_POS, _POS), (Interval(4, 2, 6, 4),)), "inconclusive"),
+    # the issue's case: steps that grow between leads that are all losses
+    ({"increasing": True}, Trend((Interval(-90, -120, -60, 5), Interval(-40, -60, -20, 5)),
+                                 (Interval(50, 30, 70, 5),)), "differs"),
+    ({"increasing": True}, Trend((Interval(-1, -9, 7, 5), _POS), (Interval(5, 1, 9, 5),)),
+     "inconclusive"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 26), ("venus", 92)], "holds"),
     ({"same": [["gfs", 26], ["venus", 92]]}, [("gfs", 27), ("venus", 92)], "differs"),
 ])
@@ -624,13 +641,13 @@ def test_win_count_claims_hold_with_no_loss_and_no_undecided_cell(tally, status)
 
 
 def test_win_cells_are_classed_on_paired_intervals_against_the_margins():
-    """``wins``: per (trace, metric) cell, the paired lead's interval against the metric's
-    margin: an AJCT lead of 0.1 % of the baseline is a tie (margin 0.5 %), a clear AGU gain a
-    win, an AFR deficit a loss."""
+    """``wins``: per (trace, metric) cell, the paired lead's interval, sign first: an AJCT
+    lead of +-1 s that settles no sign is a tie (margin 0.5 %), a clear AGU gain a win, an
+    AFR deficit a loss."""
     rows = []
     for seed in range(6):
         for name, ajct, agu, afr in (("compass-abs", 1000.0, 0.80 + seed / 1000, 0.03),
-                                     ("gfs", 1001.0 + seed % 2 * 0.5, 0.70, 0.01)):
+                                     ("gfs", 999.0 + seed % 2 * 2.5, 0.70, 0.01)):
             rows.append({"trace": "t", "day": 0, "seed": seed, "scheduler": name,
                          "ajct": ajct, "agu": agu, "afr": afr})
     leads = A.lead_intervals(pd.DataFrame(rows), "compass-abs", ["gfs"], ["trace"])
@@ -694,6 +711,12 @@ class _CaseEvidence:
         empty = pd.DataFrame()
         self.case = (CaseStudy(tuple(windows), empty, empty, empty), summary)
         self.cfg = SimpleNamespace(baselines=("gfs", "fgd"))
+        # the same jobs head the queue under both baselines: each is one distinct job
+        self.blocked_jobs = pd.DataFrame(
+            [{"window": r["window"], "scheduler": r["scheduler"], "job_id": j,
+              "wide": j < round(r["blocked_g8_w31_share"] * r["blocked_jobs"])}
+             for r in summary.to_dict("records") for j in range(int(r["blocked_jobs"]))],
+            columns=["window", "scheduler", "job_id", "wide"])
 
     def schedulers(self, names):
         return ["gfs", "fgd"] if names == "baselines" else list(names)
@@ -721,9 +744,10 @@ def test_case_claims_are_judged_on_each_window_that_shows_the_phenomenon():
     ev = _CaseEvidence(windows, summary)
     by_count = MEASURES["case_wide_blocked"](ev)
     assert by_count.value == 0.5 and by_count.traces == ("gfs",)
-    assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 8 blocked jobs (by "
-                             "time: 0.9 of 200.0 s blocked); busiest window (day 0, 01:00-02:30): "
-                             "0 of 20 blocked jobs (by time: 0 of 100.0 s blocked)")
+    assert by_count.text == ("paper window (day 0, 00:00-01:30): 0.5 of 4 distinct blocked "
+                             "jobs (by time: 0.9 of 200.0 s blocked); busiest window (day 0, "
+                             "01:00-02:30): 0 of 10 distinct blocked jobs (by time: 0 of "
+                             "100.0 s blocked)")
     assert [name for name, _ in by_count.windows] == ["paper", "busiest"]
     assert MEASURES["case_wide_blocked"](ev, by="time").value == pytest.approx(0.9)
     verdict = _judge_windows(_case_claim({"at_least": 0.4}), by_count)
@@ -848,22 +872,62 @@ def test_the_fragmented_window_has_the_most_fragmentation_induced_blocking():
     assert mine["frag_blocked_s"].iloc[0] == pytest.approx(summary.max()) and summary.max() > 0
 
 
-def test_a_lead_claims_margin_is_at_most_half_the_papers_lead():
-    """0.5 % of a stalled baseline's AJCT (5,000 s) would swallow the paper's 135 s; the
-    claim's margin is capped at half of it, so an interval [-53, -2] s is a tie at the
-    paper's scale only when it lies inside +-67.5 s."""
-    claim = Claim("l", "6.2", "", "135 s", {"kind": "lead", "metric": "ajct"},
-                  {"at_least": 135}, "s", [], "")
-    margins = {"ajct": Margin("r", relative=0.005), "paper_lead": Margin("p", relative=0.5)}
-    interval = Interval(-26.0, -53.0, -2.0, MIN_SAMPLES)
-    measured = SimpleNamespace(margin=5_000.0)
-    assert _margin(claim, measured, margins) == 67.5
-    assert _margin(claim, SimpleNamespace(margin=10.0), margins) == 10.0
-    assert _margin(claim, measured, {"ajct": margins["ajct"]}) == 5_000.0
-    tie = judge(claim.check, -26.0, "s", interval, _margin(claim, measured, margins))
+def test_a_margin_is_capped_below_the_papers_smallest_lead_and_afr_level():
+    """0.5 % of a stall-inflated GFS AJCT (1.4 million s) would be +-7,000 s; the cap is a
+    quarter of the paper's smallest AJCT lead, 18.5 s. AGU: a quarter of 0.7 points. AFR:
+    0.005 would be twice COMPASS-ABS's own AFR (0.0025); the cap is a quarter of the better
+    scheduler's level. The claims file states exactly these."""
+    margins = load_margins(Path(__file__).resolve().parents[1] / "paper" / "claims.yaml")
+    assert margins["ajct"].size(1_400_000.0) == pytest.approx(18.5)
+    assert margins["ajct"].size(2_000.0) == pytest.approx(10.0)
+    assert margins["agu"].size(0.9) == pytest.approx(0.00175)
+    assert margins["afr"].size(0.02, 0.0025, lower_is_better=True) == pytest.approx(0.000625)
+    assert margins["afr"].size(0.5, 0.4) == pytest.approx(0.005)
+
+
+def test_a_lead_claim_decides_its_sign_before_any_tie():
+    """The issue's cases: eta-ajct-lead-085 (paper 201 s) with an interval wholly below zero
+    is a loss, not a tie, however wide the metric's margin; an interval across zero inside
+    the 18.5 s margin is a tie, one that reaches past it is judged against the paper's
+    lead."""
+    check = {"at_least": 201}
+    loss = judge(check, -2_000.0, "s", Interval(-2_000.0, -5_783.0, -2.84, MIN_SAMPLES), 7_000.0)
+    assert loss.status == "differs" and loss.detail.startswith("a loss")
+    tie = judge(check, 1.0, "s", Interval(1.0, -10.0, 12.0, MIN_SAMPLES), 18.5)
     assert tie.status == "tie"
-    wide = Interval(-100.0, -150.0, -60.0, MIN_SAMPLES)
-    assert judge(claim.check, -100.0, "s", wide, 67.5).status == "differs"
+    wide = judge(check, 40.0, "s", Interval(40.0, -10.0, 90.0, MIN_SAMPLES), 18.5)
+    assert wide.status == "differs"
+    small_win = judge(check, 5.0, "s", Interval(5.0, 2.0, 8.0, MIN_SAMPLES), 18.5)
+    assert small_win.status == "differs"  # a win, but far from the paper's 201 s
+    assert judge(check, 300.0, "s", Interval(300.0, 250.0, 350.0, MIN_SAMPLES),
+                 18.5).status == "holds"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e4, 1e4), st.floats(0, 1e4), st.floats(0, 1e4), st.floats(1, 1e3))
+def test_no_lead_claim_is_a_tie_once_its_sign_is_settled(low, width, margin, paper):
+    """Whatever the margin, a lead interval wholly below zero differs, and a tie's interval
+    always contains zero and lies inside the margin."""
+    iv = Interval(low + width / 2, low, low + width, MIN_SAMPLES)
+    v = judge({"at_least": paper}, iv.value, "s", iv, margin)
+    if iv.high < 0:
+        assert v.status == "differs"
+    if v.status == "tie":
+        assert -margin <= iv.low <= 0 <= iv.high <= margin
+
+
+def test_a_tolerance_must_be_below_the_papers_value():
+    """wcc-venus-low's old tolerance (0.03) exceeded every paper value and held on 0/0/0;
+    such a check is refused, per element."""
+    wide = Claim("w", "6.4", "", "", {"kind": "rho_shares"},
+                 {"approx": {"value": [0.0195, 0.0177, 0.0089], "tol": 0.03}}, "", [], "")
+    with pytest.raises(ValueError, match="not below the paper's value"):
+        check_tolerances(wide)
+    check_tolerances(Claim("w", "6.4", "", "", {"kind": "rho_shares"},
+                           {"approx": {"value": [0.0195, 0.0177, 0.0089],
+                                       "tol": [0.0097, 0.0088, 0.0044]}}, "", [], ""))
+    assert judge({"approx": {"value": [0.0195, 0.0177, 0.0089],
+                             "tol": [0.0097, 0.0088, 0.0044]}}, [0, 0, 0]).status == "differs"
 
 
 def _eta_runs(gaps: dict[float, float]) -> pd.DataFrame:
@@ -882,19 +946,27 @@ def _eta_runs(gaps: dict[float, float]) -> pd.DataFrame:
 
 def test_eta_lead_grows_is_judged_on_the_steps_intervals():
     """Leads of 10, 25, 45 s from eta 0.95 to 0.85 on every sample: steps of 15 and 20 s
-    with zero-width intervals, the claim holds; leads that shrink differ."""
+    with zero-width intervals, the claim holds; leads that shrink differ; leads that grow
+    from -60 s to -20 s (all losses) differ too: a trend needs its sign."""
     claim = {"increasing": True}
     grows = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 10.0, 0.9: 25.0,
                                                              0.85: 45.0})),
                                    experiment="eta_sweep", metric="ajct")
-    assert [(s.value, s.low, s.high) for s in grows.value] == [
+    assert [(s.value, s.low, s.high) for s in grows.value.steps] == [
         pytest.approx((15.0, 15.0, 15.0)), pytest.approx((20.0, 20.0, 20.0))]
-    assert grows.text.startswith("10.0 (eta 0.95) -> 25.0 (eta 0.9) -> 45.0 (eta 0.85)")
+    assert [s.value for s in grows.value.leads] == pytest.approx([10.0, 25.0, 45.0])
+    assert grows.text.startswith("10.0 [10.0, 10.0] (eta 0.95) -> 25.0 [25.0, 25.0] (eta 0.9)")
     assert judge(claim, grows.value).status == "holds"
     shrinks = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: 45.0, 0.9: 25.0,
                                                                0.85: 10.0})),
                                      experiment="eta_sweep", metric="ajct")
     assert judge(claim, shrinks.value).status == "differs"
+    losses = MEASURES["leads_grow"](_LeadEvidence(_eta_runs({0.95: -60.0, 0.9: -40.0,
+                                                              0.85: -20.0})),
+                                    experiment="eta_sweep", metric="ajct")
+    assert all(s.low > 0 for s in losses.value.steps)
+    verdict = judge(claim, losses.value)
+    assert verdict.status == "differs" and "lead 1" in verdict.detail
 
 
 def test_the_order_of_three_days_leads_is_judged_on_their_falls():
@@ -910,7 +982,8 @@ def test_the_order_of_three_days_leads_is_judged_on_their_falls():
     order = [{"trace": "t", "day": d} for d in (0, 1, 2)]
     measured = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
                                          order=order)
-    assert measured.text.startswith("45.0 (t 0) > 25.0 (t 1) > 10.0 (t 2); falls 20.0")
+    assert measured.text.startswith("45.0 [45.0, 45.0] (t 0) > 25.0 [25.0, 25.0] (t 1) > "
+                                    "10.0 [10.0, 10.0] (t 2); falls 20.0")
     assert judge({"increasing": True}, measured.value).status == "holds"
     back = MEASURES["leads_ordered"](ev, experiment="composition", metric="ajct",
                                      order=order[::-1])
@@ -929,3 +1002,43 @@ def test_top1_share_over_a_tables_buckets():
     assert rho1.value == pytest.approx(2 / 3) and rho1.text == "0.667 (2 of 3)"
     none = MEASURES["top1_share"](ev, trace="venus", metric="afr", buckets=["[0.7, 0.9)"])
     assert none.value is None and none.text == "no pair with a defined value in [0.7, 0.9)"
+
+
+def test_a_case_claim_with_nothing_to_test_is_not_applicable():
+    """The issue's vacuous holds: case-compass-clears "held" with 0 fragmentation episodes
+    while COMPASS-ABS was blocked the whole 5,400 s; case-continuous-blocking "held" while
+    COMPASS-ABS was blocked 100 % too. Both are now not applicable, with the reason."""
+    windows = [_case_window("paper", 0.0, 5400.0)]
+    rows = _case_rows("paper", (1.0, 1.0), 3, 5400.0) + [
+        {"window": "paper", "scheduler": "compass-abs", "blocked_share": 1.0,
+         "blocked_jobs": 2, "blocked_s": 5400.0, "frag_blocked_s": 0.0, "frag_episodes": 0,
+         "longest_frag_episode_s": 0.0, "blocked_g8_w31_share": 0.0,
+         "blocked_g8_w31_time_share": 0.0}]
+    ev = _CaseEvidence(windows, pd.DataFrame(rows))
+    clears = Claim("case-compass-clears", "6.6", "", "",
+                   {"kind": "case_max", "column": "longest_frag_episode_s",
+                    "schedulers": ["compass-abs"], "needs": "frag_episodes"},
+                   {"at_most": 60}, "s", [], "")
+    measured = MEASURES["case_max"](ev, **{k: v for k, v in clears.measure.items()
+                                           if k != "kind"})
+    verdict = _judge_windows(clears, measured)
+    assert verdict.status == "not applicable" and "no frag episodes" in verdict.detail
+    assert "compass-abs 5,400" in verdict.detail
+    blocking = Claim("case-continuous-blocking", "6.6", "", "",
+                     {"kind": "case_min", "column": "blocked_share",
+                      "schedulers": "baselines", "contrast": ["compass-abs"]},
+                     {"at_least": 0.99}, "", [], "")
+    measured = MEASURES["case_min"](ev, column="blocked_share", schedulers="baselines",
+                                    contrast=["compass-abs"])
+    verdict = _judge_windows(blocking, measured)
+    assert verdict.status == "not applicable" and "compass-abs pass it too" in verdict.detail
+    # with COMPASS-ABS blocked a tenth of the window, the same data are a test, and hold
+    rows[-1].update(blocked_share=0.1, blocked_s=540.0, frag_episodes=2,
+                    longest_frag_episode_s=20.0)
+    ev = _CaseEvidence(windows, pd.DataFrame(rows))
+    assert _judge_windows(blocking, MEASURES["case_min"](
+        ev, column="blocked_share", schedulers="baselines",
+        contrast=["compass-abs"])).status == "holds"
+    assert _judge_windows(clears, MEASURES["case_max"](
+        ev, column="longest_frag_episode_s", schedulers=["compass-abs"],
+        needs="frag_episodes")).status == "holds"

@@ -8,6 +8,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from compass.schedulers import registry
@@ -80,3 +81,44 @@ def test_recipe_3_an_experiment_notebook(tmp_path) -> None:
     text = out.read_text()
     assert "image/png" in text and "SYNTHETIC demo workload" in text
     assert "papermill my_sweep.ipynb" in blocks(recipe(3), "bash")[0]
+
+
+def test_recipe_5_a_plugin_through_a_sweep_and_the_pipeline(
+        tmp_path, monkeypatch, clean_registries, capsys) -> None:
+    """The plugin's sweep reports its cache (all run, all cached, then only the edited
+    plugin's runs again); the pipeline command writes the plugin's leads table."""
+    import os
+    import subprocess
+    import sys
+
+    from compass.schedulers import PLUGINS_ENV
+
+    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setitem(sys.modules, "random_fit", None)  # removed again afterwards
+    del sys.modules["random_fit"]
+    ns = run_recipe(5, tmp_path, monkeypatch)
+    printed = capsys.readouterr().out
+    print(printed)  # the recipe's output, for whoever reads the test log
+    folder = "sweep-cache"
+    assert f"18 runs: 0 from the cache, 18 run now (cache {folder})" in printed
+    assert f"18 runs: 18 from the cache, 0 run now (cache {folder})" in printed
+    assert f"18 runs: 12 from the cache, 6 run now (cache {folder})" in printed
+    edited = ns["edited"]
+    assert set(edited.loc[~edited["from_cache"], "scheduler"]) == {"random-fit"}
+    assert set(edited["trace"]) == {"demo:0", "demo:1", "demo:2"}
+
+    pytest.importorskip("snakemake", reason="the pipeline extra is not installed")
+    script = blocks(recipe(5), "bash")[0]
+    study = tmp_path / "study"
+    env = {**{k: v for k, v in os.environ.items() if k != PLUGINS_ENV},
+           "COMPASS": str(ROOT), "STUDY": str(study),
+           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(done.stdout)
+    leads = pd.read_csv(study / "results" / "smoke" / "tables" / "plugin_leads.csv")
+    assert set(leads["scheduler"]) == {"random-fit"}
+    assert set(leads["against"]) == {"compass-abs", "strongest baseline"}
+    assert (leads["n"] > 0).all() and "random-fit" in done.stdout

@@ -33,7 +33,6 @@ from compass.experiments.studies.openb.config import (
 )
 from compass.experiments.studies.openb.results import OpenbResults
 from compass.experiments.studies.openb.runs import (
-    busy_window,
     packing_nodes,
     run_packing,
     run_replay,
@@ -46,6 +45,7 @@ from compass.schedulers import create
 from compass.sim.metrics import time_weighted_mean, time_weighted_mean_within
 from compass.sim.packing import pack
 from compass.traces import TraceError, load_trace
+from compass.traces import windows as W
 from compass.traces.formats.alibaba_openb import load_alibaba_openb, load_alibaba_openb_snapshot
 from compass.traces.paths import data_dir, data_file, repo_root
 
@@ -197,12 +197,12 @@ def test_time_weighted_mean_within_clips_intervals():
 
 def test_busy_window_spans_the_busy_days():
     frame = load_trace(DEFAULT)
-    window = busy_window(frame, 50)
+    window = W.busy_window(frame, 50)
     assert (window.start / 86400, window.end / 86400) == (116, 149)
     day = frame["submit_time"] // 86400
     assert ((day >= 116) & (day <= 148)).mean() > 0.97
     with pytest.raises(ValueError, match="min_pods"):
-        busy_window(frame, 10_000)
+        W.busy_window(frame, 10_000)
 
 
 # ------------------------------------------------------------------ the experiments

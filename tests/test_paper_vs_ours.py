@@ -107,6 +107,9 @@ def test_the_builder_on_small_frames():
 
 
 def test_a_value_measured_by_a_figures_leads_frame():
+    """A row read from a figure's leads frame carries its own verdict, the sign of its lead
+    (the issue's rows 34-35: AFR leads wholly above zero showed the win-count claim's
+    "differs"); the claim's verdict stays in the note."""
     stated = [PaperValue("fig1_overall", "afr", "lead", low=0.0, group=g, where="6.1",
                          claim="wins", leads="overall") for g in ("venus", "physmix", "gfs")]
     claims = _claims({"id": "wins", "verdict": "differs", "ours_text": "W 1 / L 2"})
@@ -120,8 +123,10 @@ def test_a_value_measured_by_a_figures_leads_frame():
     venus, physmix, gfs = (r for _, r in paper_vs_ours(stated, claims, {},
                                                        {"overall": leads}).iterrows())
     assert (venus["ours"], venus["n"], venus["difference"]) == (0.015, 10, 0.0)
-    assert "fft in the point estimate" in venus["note"] and venus["verdict"] == "differs"
+    assert "fft in the point estimate" in venus["note"] and venus["verdict"] == "holds"
+    assert "the claim wins: W 1 / L 2" in venus["note"]
     assert physmix["difference"] == -0.017 and "gfs in the point estimate" in physmix["note"]
+    assert physmix["verdict"] == "differs"
     assert gfs["note"] == "not measured: no overall lead of afr on gfs"
     assert math.isnan(gfs["ours"])
 

@@ -73,17 +73,22 @@ def test_every_rule_names_the_generated_conda_environment():
 def test_every_reported_product_has_a_caption():
     """report.html captions every figure and table from the product registry
     (compass.experiments.layout): each notebook's products, and those rules write."""
+    from compass.experiments.breakeven import BREAKEVEN_FIGURE, BREAKEVEN_TABLE, FIT_TABLE
+    from compass.experiments.gap import GAP_TABLE
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, RULE_CAPTIONS, TABLE1, caption
     from compass.experiments.ranking import RANKING_TABLE
     from compass.experiments.studies.extension.config import LEADS_TABLE
     from compass.experiments.studies.openb.config import PRODUCTS
+    from compass.experiments.studies.plugins.leads import PLUGIN_TABLE
     from compass.experiments.studies.regime.config import claims_stem
     from compass.experiments.studies.regime.operating import REGIME_TABLE
+    from compass.experiments.verdict.by_baseline import BY_BASELINE_TABLE
     from compass.experiments.verdict.claims import CLAIMS_TABLE
     from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
 
     rules = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, PAPER_VS_OURS_TABLE,
-             REGIME_TABLE, RANKING_TABLE}
+             REGIME_TABLE, RANKING_TABLE, BY_BASELINE_TABLE, GAP_TABLE, BREAKEVEN_TABLE,
+             FIT_TABLE, BREAKEVEN_FIGURE, PLUGIN_TABLE}
     assert set(RULE_CAPTIONS) == rules  # no caption of a product nobody writes
     stems = {*rules, *PRODUCTS.figures, *PRODUCTS.tables}
     for products in NOTEBOOKS.values():

@@ -253,3 +253,23 @@ def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
     assert bar.get_segments()[0][:, 1].tolist() == [1.0, 1.0]  # at 1 s, across the panel
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]
+
+
+def test_an_outside_schedulers_card_is_drawn_without_a_prior_registry_call():
+    """A plugin named only in COMPASS_PLUGINS (a pipeline job's environment) gets its card's
+    display name and colour from the first figure call, not a spare colour: in a fresh
+    interpreter, before anything lists the schedulers."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    src = root / "examples" / "compass-worst-fit" / "src"
+    code = ("from compass import plotting as P; "
+            "print(P.display('worst-fit'), P.color('worst-fit'), sep='|')")
+    env = {**os.environ, "COMPASS_PLUGINS": "compass_worst_fit",
+           "PYTHONPATH": os.pathsep.join([str(root), str(src)])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=root, timeout=300)
+    assert out.stdout.strip() == "Worst-fit (plugin)|#000000", out.stderr

@@ -103,14 +103,21 @@ def test_the_interval_lies_within_the_data_and_is_reproducible(values, seed):
     assert iv.n == x.size and bootstrap_mean(x, resamples=500, seed=seed) == iv
 
 
-def test_a_lead_is_classed_against_its_margin():
-    """Above +m: win; inside [-m, m]: tie; below -m: loss; straddling a bound: undecided;
-    fewer than MIN_SAMPLES samples: undecided whatever the interval."""
+def test_a_lead_is_classed_sign_first_then_against_its_margin():
+    """Wholly above zero: win; wholly below: loss (whatever the margin); spanning zero and
+    inside [-m, m]: tie; spanning zero and reaching past a bound: undecided; fewer than
+    MIN_SAMPLES samples: undecided whatever the interval."""
     n = MIN_SAMPLES
     assert classify(Interval(5.0, 2.0, 8.0, n), 1.0) == "win"
     assert classify(Interval(0.1, -0.5, 0.9, n), 1.0) == "tie"
     assert classify(Interval(-5.0, -8.0, -2.0, n), 1.0) == "loss"
-    assert classify(Interval(1.0, 0.5, 3.0, n), 1.0) == "undecided"
+    assert classify(Interval(1.0, 0.5, 3.0, n), 1.0) == "win"
+    assert classify(Interval(1.0, -0.5, 3.0, n), 1.0) == "undecided"
+    # the issue's cells: a stall-inflated margin once made these a tie or undecided
+    assert classify(Interval(-2_000.0, -5_783.0, -2.84, n), 7_000.0) == "loss"
+    assert classify(Interval(-8.0, -13.4, -2.75, n), 18.5) == "loss"
+    assert classify(Interval(-386.0, -741.0, -89.0, n), 3_000.0) == "loss"
+    assert classify(Interval(0.004, 0.001, 0.008, n), 0.005) == "win"
     assert classify(Interval(5.0, 2.0, 8.0, n - 1), 1.0) == "undecided"
     assert classify(Interval(5.0, math.nan, math.nan, 1), 1.0) == "undecided"
 
@@ -126,9 +133,11 @@ def test_classes_are_exclusive_and_mirror_under_negation(low, width, margin, n):
     assert got in CLASSES
     assert back == {"win": "loss", "loss": "win"}.get(got, got)
     if got == "win":
-        assert iv.low > margin and n >= MIN_SAMPLES
+        assert iv.low > 0 and n >= MIN_SAMPLES
     if got == "tie":
-        assert -margin <= iv.low <= iv.high <= margin
+        assert -margin <= iv.low <= 0 <= iv.high <= margin
+    if n >= MIN_SAMPLES and (iv.low > 0 or iv.high < 0):
+        assert got in ("win", "loss")  # a margin never swallows a settled sign
 
 
 def test_lead_steps_match_paired_lead_and_collapse_on_constant_leads():

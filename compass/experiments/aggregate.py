@@ -80,8 +80,8 @@ def lead_intervals(runs: pd.DataFrame, reference: str, baselines: Sequence[str],
     """Per group and metric: the reference's lead over the strongest baseline, paired over
     the group's samples (``SAMPLE`` columns present in ``runs``) that every scheduler
     completed with a defined value, with its 95 % bootstrap interval [ci_low, ci_high], the
-    number of samples n, the strongest baseline, its mean over those samples and the lead
-    relative to it (%)."""
+    number of samples n, the strongest baseline, its mean over those samples, the
+    reference's mean over them and the lead relative to the baseline's (%)."""
     sample = [c for c in SAMPLE if c in runs.columns and c not in by]
     rows = []
     for key, group in runs.groupby(list(by), sort=False):
@@ -91,7 +91,8 @@ def lead_intervals(runs: pd.DataFrame, reference: str, baselines: Sequence[str],
             row: dict[str, object] = {**dict(zip(by, key)), "metric": metric,
                                       "reference": reference, "strongest_baseline": None,
                                       "lead": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                                      "n": 0, "baseline_mean": np.nan, "relative_pct": np.nan}
+                                      "n": 0, "baseline_mean": np.nan, "reference_mean": np.nan,
+                                      "relative_pct": np.nan}
             table = group.pivot_table(index=sample, columns="scheduler", values=metric,
                                       aggfunc="first", dropna=False) if sample else None
             if table is not None and reference in table and present:
@@ -103,6 +104,7 @@ def lead_intervals(runs: pd.DataFrame, reference: str, baselines: Sequence[str],
                                lead=lead.interval.value, ci_low=lead.interval.low,
                                ci_high=lead.interval.high, n=lead.interval.n,
                                baseline_mean=lead.baseline_mean,
+                               reference_mean=float(complete[reference].mean()),
                                relative_pct=lead.relative_pct)
             rows.append(row)
     return pd.DataFrame(rows)

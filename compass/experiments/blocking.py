@@ -124,6 +124,27 @@ def queue_heads(timeline: pd.DataFrame, jobs: pd.DataFrame) -> np.ndarray:
 HEAD_COLUMNS = ["g", "w", "heads", "blocked_s", "frag_blocked_s", "frag_share"]
 
 
+def head_rows(timeline: pd.DataFrame, jobs: pd.DataFrame, nodes: int,
+              gpus_per_node: int = 8, start: float | None = None,
+              end: float | None = None) -> pd.DataFrame:
+    """One row per waiting instant inside [start, end): the head job's class (g, w), its
+    ``job_id``, the seconds the queue waited behind it and their fragmentation-induced part.
+    Raises ``ValueError`` where the queue waits but no job of ``jobs`` does."""
+    times = timeline["time"].to_numpy(dtype=float)
+    dt = interval_lengths(times, *_bounds(times, start, end))
+    waiting = (timeline["queue_len"].to_numpy() > 0) & (dt > 0)
+    heads = queue_heads(timeline, jobs)
+    if (heads[waiting] < 0).any():
+        raise ValueError("the queue waits at a row where no job of the run waits: the "
+                         "timeline and the jobs are not one replay")
+    frag = fragmentation_blocked(timeline, nodes, gpus_per_node) & waiting
+    cls = jobs.set_index("job_id").loc[heads[waiting], ["gpus_per_instance", "num_instances"]]
+    return pd.DataFrame({"g": cls["gpus_per_instance"].to_numpy(dtype=int),
+                         "w": cls["num_instances"].to_numpy(dtype=int),
+                         "job_id": heads[waiting], "blocked_s": dt[waiting],
+                         "frag_blocked_s": np.where(frag[waiting], dt[waiting], 0.0)})
+
+
 def head_blocking(timeline: pd.DataFrame, jobs: pd.DataFrame, nodes: int,
                   gpus_per_node: int = 8, start: float | None = None,
                   end: float | None = None) -> pd.DataFrame:
@@ -137,19 +158,7 @@ def head_blocking(timeline: pd.DataFrame, jobs: pd.DataFrame, nodes: int,
     ``fragmentation_blocked``) and its share. Raises ``ValueError`` where the queue waits
     but no job of ``jobs`` does: the timeline is not the replay of these jobs.
     """
-    times = timeline["time"].to_numpy(dtype=float)
-    dt = interval_lengths(times, *_bounds(times, start, end))
-    waiting = (timeline["queue_len"].to_numpy() > 0) & (dt > 0)
-    heads = queue_heads(timeline, jobs)
-    if (heads[waiting] < 0).any():
-        raise ValueError("the queue waits at a row where no job of the run waits: the "
-                         "timeline and the jobs are not one replay")
-    frag = fragmentation_blocked(timeline, nodes, gpus_per_node) & waiting
-    cls = jobs.set_index("job_id").loc[heads[waiting], ["gpus_per_instance", "num_instances"]]
-    rows = pd.DataFrame({"g": cls["gpus_per_instance"].to_numpy(dtype=int),
-                         "w": cls["num_instances"].to_numpy(dtype=int),
-                         "job_id": heads[waiting], "blocked_s": dt[waiting],
-                         "frag_blocked_s": np.where(frag[waiting], dt[waiting], 0.0)})
+    rows = head_rows(timeline, jobs, nodes, gpus_per_node, start, end)
     out = rows.groupby(["g", "w"], as_index=False).agg(
         heads=("job_id", "nunique"), blocked_s=("blocked_s", "sum"),
         frag_blocked_s=("frag_blocked_s", "sum"))

@@ -37,6 +37,7 @@ from compass.experiments.blocking import (
     blocking,
     fragmentation_blocked,
     head_blocking,
+    head_rows,
     interval_lengths,
     weighted_quantile,
 )
@@ -323,6 +324,22 @@ def case_head_blocking(timelines: pd.DataFrame, jobs: pd.DataFrame,
         columns=columns)
 
 
+def case_blocked_jobs(timelines: pd.DataFrame, jobs: pd.DataFrame,
+                      windows: Sequence[CaseWindow]) -> pd.DataFrame:
+    """Per window and scheduler, each distinct job that headed a waiting queue: its class
+    (g, w), whether it is one of the paper's wide jobs and the seconds it held the queue,
+    so that jobs blocked under several schedulers can be counted once."""
+    columns = ["window", "scheduler", "job_id", "g", "w", "wide", "blocked_s"]
+    frames = []
+    for win, scheduler, tl, run_jobs in _runs(timelines, jobs, windows):
+        rows = head_rows(tl, run_jobs, win.nodes, start=win.start, end=win.end)
+        per_job = rows.groupby(["job_id", "g", "w"], as_index=False)["blocked_s"].sum()
+        frames.append(per_job.assign(window=win.window, scheduler=scheduler,
+                                     wide=_is_wide(per_job)))
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(
+        columns=columns)
+
+
 @dataclass(frozen=True)
 class CaseStudy:
     """What the case-study rule wrote: both windows (the paper's maybe absent), their
@@ -360,6 +377,10 @@ class CaseStudy:
     def summary(self) -> pd.DataFrame:
         """``case_summary`` of the stored windows."""
         return case_summary(self.timelines, self.jobs, self.present)
+
+    def blocked_jobs(self) -> pd.DataFrame:
+        """``case_blocked_jobs`` of the stored windows."""
+        return case_blocked_jobs(self.timelines, self.jobs, self.present)
 
     def head_blocking(self) -> pd.DataFrame:
         """``case_head_blocking`` of the stored windows."""

@@ -54,17 +54,34 @@ def composition_days(res: Results) -> pd.DataFrame:
     return chosen[["trace", "day", *SHARE_COLUMNS, "jobs"]].reset_index(drop=True)
 
 
+#: Section 6.3's three days (Table 2, Fig. 3): Fig. 3 shows these wherever all are replayed.
+PAPER_DAYS = (("venus", 92), ("gfs", 58), ("gfs", 26))
+
+
+def figure_days(res: Results) -> pd.DataFrame:
+    """Fig. 3's days (trace, day): the paper's three (``PAPER_DAYS``) where the composition
+    traces replay every one of them, else the three our selection chooses
+    (``composition_days``; claim comp-days judges that choice apart)."""
+    x = res.config.experiments
+    replayed = {(t, d) for t in x.composition_traces if t in res.traces
+                for d in res.traces[t].days}
+    if set(PAPER_DAYS) <= replayed:
+        return pd.DataFrame(PAPER_DAYS, columns=["trace", "day"])
+    return composition_days(res)[["trace", "day"]]
+
+
 def composition_runs(res: Results) -> pd.DataFrame:
-    """The runs of Fig. 3: the chosen days at the composition eta, every seed of each."""
+    """The runs of Fig. 3: its days (``figure_days``) at the composition eta, every seed of
+    each."""
     x = res.config.experiments
     runs = res.select(x.composition_traces, [x.composition_eta], [res.config.migration_cost])
-    return runs.merge(composition_days(res)[["trace", "day"]], on=["trace", "day"])
+    return runs.merge(figure_days(res), on=["trace", "day"])
 
 
 def composition(res: Results) -> pd.DataFrame:
-    """Fig. 3: AFR, AJCT, AGU per chosen day and scheduler (mean over the day's seeds), with
-    a ``window`` label ("gfs day 26")."""
-    chosen = composition_days(res)
+    """Fig. 3: AFR, AJCT, AGU per day of ``figure_days`` and scheduler (mean over the day's
+    seeds), with a ``window`` label ("gfs day 26")."""
+    chosen = figure_days(res)
     means = metric_means(composition_runs(res), ["trace", "day"])
     means.insert(0, "window", means["trace"] + " day " + means["day"].astype(str))
     return ordered(means, "window", list(chosen["trace"] + " day " + chosen["day"].astype(str)))

@@ -177,6 +177,17 @@ class PhysicalConfig:
 
 
 @dataclass(frozen=True)
+class BreakEvenConfig:
+    """FFT's break-even (``compass.experiments.breakeven``): the overall experiment's samples
+    of ``days`` (per trace; absent: every day) of ``traces`` replayed under FFT at each of
+    ``rounds_s`` (seconds), at the overall eta and the profile's c."""
+
+    traces: tuple[str, ...]
+    rounds_s: tuple[float, ...]
+    days: Mapping[str, DaySelection] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Experiments:
     """What each experiment of section 6 runs (trace names refer to ``traces``)."""
 
@@ -198,6 +209,8 @@ class Experiments:
     case: CaseStudyConfig
     #: None: the physical runs are off (they need the runtime extra and wall-clock time)
     physical: PhysicalConfig | None = None
+    #: None: no FFT round-length sweep
+    fft_breakeven: BreakEvenConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -284,6 +297,9 @@ class PipelineConfig:
     #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
     #: experiments are replayed apart (``compass.experiments.studies.regime``); empty: none
     regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: outside (plugin) schedulers of ``schedulers`` that the report compares against the
+    #: reference and the strongest baseline (``compass.experiments.plugin_leads``)
+    compare_plugins: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -389,6 +405,10 @@ def _experiments(raw: Mapping[str, Any]) -> Experiments:
         migration_days=dict(m.get("days") or {}),
         case=case,
         physical=_physical(raw.get("physical")),
+        fft_breakeven=None if raw.get("fft_breakeven") is None else BreakEvenConfig(
+            _tuple(raw["fft_breakeven"]["traces"]),
+            tuple(float(r) for r in raw["fft_breakeven"]["rounds_s"]),
+            dict(raw["fft_breakeven"].get("days") or {})),
     )
 
 
@@ -429,6 +449,7 @@ def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
         traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
         **{k: int(v) for k, v in _given(raw, ("samples",)).items()},
         regimes={name: dict(kinds) for name, kinds in (raw.get("regimes") or {}).items()},
+        compare_plugins=_tuple(raw.get("compare_plugins") or ()),
         raw=dict(raw),
     )
     _check_references(cfg)
@@ -439,10 +460,17 @@ def _check_references(cfg: PipelineConfig) -> None:
     x = cfg.experiments
     used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
             *x.migration_traces, x.case.trace, *x.migration_days,
-            *([x.physical.trace] if x.physical and not x.physical.scenario else [])}
+            *([x.physical.trace] if x.physical and not x.physical.scenario else []),
+            *(x.fft_breakeven.traces if x.fft_breakeven else ()),
+            *(x.fft_breakeven.days if x.fft_breakeven else ())}
     missing = sorted(used - set(cfg.traces))
     if missing:
         raise ConfigError(f"experiments refer to traces not under 'traces': {missing}")
+    sweep = x.fft_breakeven
+    if sweep is not None and not set(sweep.traces) <= set(x.overall_traces):
+        raise ConfigError(f"experiments.fft_breakeven.traces {list(sweep.traces)}: each must "
+                          f"be a trace of experiments.overall {list(x.overall_traces)} (the "
+                          "sweep pairs FFT with COMPASS-ABS's runs there)")
     if cfg.reference not in cfg.schedulers:
         raise ConfigError(f"reference scheduler {cfg.reference!r} is not in schedulers")
     outside = [b for b in cfg.baselines if b not in cfg.schedulers]
@@ -455,6 +483,12 @@ def _check_references(cfg: PipelineConfig) -> None:
                           f"ranking). Fix the name, or --config 'baselines={json.dumps(kept)}'")
     if len(set(cfg.schedulers)) != len(cfg.schedulers):
         raise ConfigError(f"schedulers lists a name twice: {list(cfg.schedulers)}")
+    wrong = [s for s in cfg.compare_plugins
+             if s not in cfg.schedulers or s in cfg.ranked]
+    if wrong:
+        raise ConfigError(f"compare_plugins {wrong}: each must be a scheduler this profile "
+                          f"runs ({list(cfg.schedulers)}) and neither the reference nor a "
+                          "baseline: add it under schedulers (and its module under plugins)")
     for label, v in cfg.run.variants.items():
         if v["scheduler"] not in cfg.baselines or v["scheduler"] not in cfg.schedulers:
             raise ConfigError(f"variants.{label}: {v['scheduler']!r} is not a baseline that "

@@ -101,7 +101,7 @@ def job_grid(groups: Iterable[RunGroup], size: int | None = None,
             for trace, members in by_trace.items() for i in range(0, len(members), size)}
 
 
-def _subset(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, ...]:
+def subset_days(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, ...]:
     """The replayed days of ``trace`` that a sweep's selection names (None: all of them)."""
     if selection is None:
         return trace.days
@@ -110,12 +110,12 @@ def _subset(selection: DaySelection | None, trace: ResolvedTrace) -> tuple[int, 
 
 def migration_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
     """Days of the migration-cost sweep: the profile's subset, else every day of the trace."""
-    return _subset(cfg.experiments.migration_days.get(trace.name), trace)
+    return subset_days(cfg.experiments.migration_days.get(trace.name), trace)
 
 
 def eta_days(cfg: PipelineConfig, trace: ResolvedTrace) -> tuple[int, ...]:
     """Days of the eta sweep: the profile's subset, else every day of the trace."""
-    return _subset(cfg.experiments.eta_days, trace)
+    return subset_days(cfg.experiments.eta_days, trace)
 
 
 #: Section 6.3 picks three days (``composition.most_different``).

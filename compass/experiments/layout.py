@@ -204,7 +204,8 @@ PHYSICAL_TABLE = "fig1_physical"
 #: Table 1 is written by a rule, not a notebook.
 TABLE1 = "table1_classes"
 #: report.html's captions of the products that rules, not notebooks, write (Table 1, notebook
-#: 01's physical table, the claims, the paper beside ours, the regime, the extension's leads).
+#: 01's physical table, the claims, the paper beside ours, the regime, the extension's and
+#: the outside schedulers' leads).
 #: A product's caption is one entry: here, or in its notebook's ``Products.captions``.
 RULE_CAPTIONS: dict[str, str] = {
     TABLE1: (
@@ -214,6 +215,26 @@ RULE_CAPTIONS: dict[str, str] = {
         "Section 5.1: Phys-Mix run as real PyTorch training on Ray under each scheduler (measured,"
         " not simulated), with the measured checkpoint-and-restart latency beside the simulator's "
         "migration cost c."),
+    "leads_by_baseline": (
+        "Which baseline decides each verdict: COMPASS-ABS against each of the six baselines "
+        "alone, per lead claim (its paired lead, 95 % interval, n and the claim's verdict "
+        "against that baseline) and per cell of a win-count claim (its class: win, tie, loss "
+        "or undecided, sign first, then the margin)."),
+    "gap_decomposition": (
+        "Where COMPASS-ABS's AJCT lead comes from: per trace of the overall experiment, its "
+        "lead over FFT and over the strongest of the five other baselines (s per job), split "
+        "into migration pauses, queueing while enough GPUs were free for the head of the "
+        "queue, other queueing and the rest, each with its 95 % bootstrap interval."),
+    "fft_breakeven": (
+        "FFT's break-even: COMPASS-ABS's AJCT (s) and AGU (percentage points) leads over FFT "
+        "at each FFT round length, paired over the overall experiment's samples of the "
+        "sweep's days, with 95 % bootstrap intervals and n; source: FFT's runs from the "
+        "sweep or from the batches (FFT's own round, a round-only variant)."),
+    "fft_paper_fit": (
+        "fft-paper: per FFT round length, FFT's peak partial nodes over the day beside the "
+        "five other baselines', their ratio, and the paper's ratio in the case window "
+        "(section 6.6: 25-50 against 60-80); the chosen round is the one nearest the paper's "
+        "middle, fitted to nothing of COMPASS-ABS's."),
     "claims": (
         "The claims table: every quantitative claim of the paper (and of the REAL openb "
         "experiments) beside the value this run measured, its 95 % paired-bootstrap interval, n "
@@ -237,6 +258,13 @@ RULE_CAPTIONS: dict[str, str] = {
         "gives an order (only its case study, section 6.6), that order with where it is stated,"
         " Kendall's tau-b between it and ours, and whether ours agrees, differs or is "
         "undecided."),
+    "plugin_leads": (
+        "Outside schedulers: each scheduler a profile compares under compare_plugins (from a "
+        "plugin, not one of the paper's) on the overall experiment's samples at its eta and c. "
+        "Per trace and metric (AFR, AJCT, AGU): its lead over COMPASS-ABS and over the "
+        "strongest paper baseline (positive: the plugin is better), paired over the samples "
+        "with a 95 % bootstrap interval, n and the reading ahead, behind or undecided. No "
+        "paper claim or verdict uses these runs."),
     "extension_leads": (
         "Beyond the paper: COMPASS-ABS+ (compass-abs-plus, our extension, not one of the paper's "
         "schedulers) on the overall experiment's samples at its eta and c. Per trace: its lead "
@@ -300,6 +328,11 @@ class Layout:
     @property
     def runs(self) -> Path:
         return table_path(self.root, "runs", self.table_format)
+
+    def breakeven_runs(self, trace: str) -> Path:
+        """FFT's runs of the break-even sweep on one trace (``breakeven``); ``trace`` may be
+        a wildcard."""
+        return table_path(self.root / "breakeven", trace, self.table_format)
 
     def run_part(self, trace: str, part: int | str) -> Path:
         """One ``simulate`` job's table (the rows of all its groups' batches); ``part`` may

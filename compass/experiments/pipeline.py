@@ -38,6 +38,7 @@ from compass.experiments.config import (
     parse_config,
 )
 from compass.experiments.data import load_days, resolve_trace
+from compass.experiments.failed_schedulers import warn_dead
 from compass.experiments.grid import (
     RunGroup,
     RunKey,
@@ -263,9 +264,11 @@ def simulate_group(sample: RunGroup, batches: Sequence[Sequence[float]],
 
 def collect_runs(paths: Sequence[str], out: str) -> None:
     """Rule ``collect``: every batch in one tidy table, rows in batch order (trace, day, eta,
-    c, seed; a batch's schedulers in the profile's order), whatever the groups."""
+    c, seed; a batch's schedulers in the profile's order), whatever the groups; a scheduler
+    that failed on every run is a warning on the terminal (``failed_schedulers.warn_dead``)."""
     frame = pd.concat([read_frame(p) for p in paths], ignore_index=True)
     write_frame(frame.sort_values(["trace", "day", "eta", "cost", "seed"], kind="stable"), out)
+    warn_dead(frame)  # a scheduler that failed on every run, on the terminal too
 
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],

@@ -37,13 +37,15 @@ from compass.experiments.data import cluster_nodes
 from compass.experiments.grid import RunKey
 from compass.experiments.migrations import encode, operator_moves
 from compass.sim.metrics import afr_agu_over, peak_window, union_window
+from compass.sim.result_schema import METRIC_NAMES
 
-#: Columns of a batch file, in order (docs/pipeline.md describes each).
+#: Columns of a batch file, in order: the run, every metric of ``compass.sim.result_schema``
+#: (the names of summary.json and of a sweep's table), then the pipeline's own diagnostics
+#: (docs/pipeline.md describes each).
 RUN_COLUMNS = [
     "trace", "day", "seed", "eta", "cost", "scheduler", "status", "error", "origin", "trace_source",
-    "sizing", "nodes", "p_eta", "maxjob_nodes", "jobs", "afr", "ajct", "agu", "migrations",
-    "migrations_per_job", "pause_per_job", "peak_seconds", "mean_queue_time",
-    "max_partial_nodes", "max_nsif", "max_nsif_wcc", "wcc_time_share", "blocked_s",
+    "sizing", "nodes", "p_eta", "maxjob_nodes", *METRIC_NAMES,
+    "max_nsif_wcc", "wcc_time_share", "blocked_s",
     "frag_blocked_s", "frag_episodes", "longest_frag_episode_s", "wall_s", "cpu_s",
     "operator_moves", "afr_common", "agu_common", "common_seconds",
 ]
@@ -68,22 +70,21 @@ def simulate_window(jobs: pd.DataFrame, scheduler: str, nodes: int, cost: float,
 
 
 def diagnostics(result: SimulationResult, nodes: int) -> dict[str, float]:
-    """Timeline facts beyond the metrics: N x SIF (= partial nodes - Phi*), the WCC share of
-    the replay, blocking and its fragmentation-induced part (``blocking``)."""
+    """Timeline facts beyond the metrics: N x SIF (= partial nodes - Phi*) where the WCC
+    holds, the WCC share of the replay, blocking and its fragmentation-induced part
+    (``blocking``)."""
     tl = result.timeline
     nsif = (tl["partial_nodes"] - tl["phi_star"]).to_numpy()
     wcc = tl["wcc"].fillna(False).to_numpy(dtype=bool)
     dt = interval_lengths(tl["time"].to_numpy(dtype=float))
     block = blocking(tl, nodes, int(result.metadata["gpus_per_node"]))
     return {
-        "max_nsif": float(nsif.max()) if nsif.size else 0.0,
         "max_nsif_wcc": float(nsif[wcc].max()) if wcc.any() else math.nan,
         "wcc_time_share": float(dt[wcc].sum() / dt.sum()) if dt.sum() > 0 else 1.0,
         "blocked_s": block.blocked_s,
         "frag_blocked_s": block.fragmentation_s,
         "frag_episodes": block.episodes,
         "longest_frag_episode_s": block.longest_episode_s,
-        "pause_per_job": float(result.jobs["pause_time"].mean()) if len(result.jobs) else 0.0,
     }
 
 
@@ -132,9 +133,7 @@ def run_batch(jobs: pd.DataFrame, key: RunKey, trace: ResolvedTrace, run: RunSet
             result = simulate_window(jobs, scheduler, size.nodes, key.cost, run, params)
             s = result.summary
             row.update(status="ok", trace_source=s["trace_source"],
-                       **{k: s[k] for k in ("afr", "ajct", "agu", "migrations",
-                                            "migrations_per_job", "peak_seconds",
-                                            "mean_queue_time", "max_partial_nodes")},
+                       **{k: s[k] for k in METRIC_NAMES},
                        **diagnostics(result, size.nodes),
                        operator_moves=encode(operator_moves(result.migrations, key.cost,
                                                             run.pause_rule)))

@@ -128,8 +128,10 @@ def direction(interval: Interval | None) -> str:
 #: The fewest samples for an interval verdict: with fewer, a 95 % percentile interval is
 #: little more than the range of the samples, and a verdict is at most "inconclusive".
 MIN_SAMPLES = 5
-#: The classes of one comparison against a practical-equivalence margin m: the whole
-#: interval above +m (win), inside [-m, m] (tie), below -m (loss), or none of these.
+#: The classes of one comparison against a practical-equivalence margin m. The sign is
+#: decided first: the whole interval above zero is a win, below zero a loss; otherwise a
+#: tie when the whole interval lies inside [-m, m], else undecided. A margin can then never
+#: swallow an effect whose sign the samples settle.
 CLASSES = ("win", "tie", "loss", "undecided")
 
 
@@ -138,9 +140,9 @@ def classify(interval: Interval, margin: float) -> str:
     interval over at least ``MIN_SAMPLES`` samples, else "undecided"."""
     if not interval.defined or interval.n < MIN_SAMPLES:
         return "undecided"
-    if interval.low > margin:
+    if interval.low > 0:
         return "win"
-    if interval.high < -margin:
+    if interval.high < 0:
         return "loss"
     if -margin <= interval.low and interval.high <= margin:
         return "tie"

@@ -253,8 +253,17 @@ class Backfill:
         refused = self._refused
         # (seq, local, queue, limit) per shape that may still offer a job: one with no
         # candidate left under the limit, or wider than the free GPUs, is dropped for the
-        # rest of the pass (pos only grows, free GPUs only fall, the limit is fixed)
-        live = [[pos, -1, sq, room - shape_part(sq.shape)] for sq in self.waiting.by_gpus]
+        # rest of the pass (pos only grows, free GPUs only fall, the limit is fixed); a
+        # shape whose least queued fixed part (the min-tree's root) is over its limit, or
+        # that needs more GPUs than are free when the pass opens, never enters
+        live = []
+        free = state.total_gpus - state.used_gpus
+        for sq in self.waiting.by_gpus:
+            if sq.gpus > free:
+                break
+            limit = room - shape_part(sq.shape)
+            if sq.tree.tree[1] <= limit:  # the least fixed part queued in the shape
+                live.append([pos, -1, sq, limit])
         while True:
             free = state.total_gpus - state.used_gpus
             best: list | None = None

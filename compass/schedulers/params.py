@@ -8,12 +8,16 @@ strings), so that a typo or a wrong type is refused with the parameter's name, n
 from __future__ import annotations
 
 import inspect
+import math
+import numbers
 import re
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import NoneType, UnionType
 from typing import Any
+
+import numpy as np
 
 from compass.schedulers.registry import scheduler_class
 
@@ -61,9 +65,9 @@ def parameters(scheduler: str) -> dict[str, Parameter]:
 
 
 def parse_params(scheduler: str, items: Iterable[str]) -> dict[str, Any]:
-    """``{"key": value}`` from ``KEY=VALUE`` texts, each value converted to its declared type."""
-    known = parameters(scheduler)
-    out: dict[str, Any] = {}
+    """``{"key": value}`` from ``KEY=VALUE`` texts, each value converted to its declared type
+    (``check_params``)."""
+    texts: dict[str, str] = {}
     for item in items:
         key, sep, text = item.partition("=")
         key = key.strip()
@@ -71,14 +75,56 @@ def parse_params(scheduler: str, items: Iterable[str]) -> dict[str, Any]:
             raise ParameterError(f"expected KEY=VALUE, got {item!r}")
         if key in RESERVED:
             raise ParameterError(f"{key!r} has its own option (--{key}), not --param")
+        texts[key] = text.strip()
+    return check_params(scheduler, texts)
+
+
+def check_params(scheduler: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` given through the API, checked as ``parse_params`` checks the command
+    line's: an unknown key or a value of the wrong type is a ``ParameterError`` naming the
+    scheduler and the parameter. A text value is converted as the command line converts it
+    (``convert``); any other value must be of the declared type (an int for a float)."""
+    known = parameters(scheduler)
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in RESERVED:
+            raise ParameterError(f"{key!r} is its own argument ({key}=), not a parameter")
         if key not in known:
             names = ", ".join(known) or "none"
             raise ParameterError(f"{scheduler} has no parameter {key!r}; its parameters: {names}")
         try:
-            out[key] = convert(text.strip(), known[key].annotation)
+            out[key] = (convert(value, known[key].annotation) if isinstance(value, str)
+                        else _typed(value, known[key].annotation))
         except ParameterError as err:
             raise ParameterError(f"{scheduler} parameter {key!r}: {err}") from None
     return out
+
+
+def _typed(value: Any, annotation: Any) -> Any:
+    """``value`` if it is of ``annotation``'s type (an int is a float; a bool is neither);
+    an annotation the command line cannot give passes any value."""
+    choices = _literal_choices(annotation)
+    if choices is not None:
+        if value not in choices.values():
+            raise ParameterError(f"expected one of {', '.join(map(repr, choices.values()))}, "
+                                 f"got {value!r}")
+        return value
+    wanted = {bool: (bool, np.bool_), int: (numbers.Integral,),
+              float: (numbers.Real,)}.get(annotation)
+    if wanted is None:
+        members = [a for a in typing.get_args(annotation) if a is not NoneType]
+        if value is None and NoneType in typing.get_args(annotation):
+            return value
+        if len(members) == 1:
+            return _typed(value, members[0])
+        return value
+    boolean = isinstance(value, (bool, np.bool_))
+    if boolean != (annotation is bool) or not isinstance(value, wanted):
+        what = {bool: "true or false", int: "an integer", float: "a number"}[annotation]
+        raise ParameterError(f"expected {what}, got {value!r}")
+    if annotation is float and not math.isfinite(value):
+        raise ParameterError(f"expected a finite number, got {value!r}")
+    return {bool: bool, int: int, float: float}[annotation](value)
 
 
 def convert(text: str, annotation: Any) -> Any:

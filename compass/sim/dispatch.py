@@ -12,9 +12,9 @@ starts and checkpoint-restart migrations.
 from __future__ import annotations
 
 import math
-from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from compass.cluster import ClusterState, PlacementError
 from compass.model import InstanceKey, Job
@@ -99,14 +99,90 @@ class Instant:
         return dict(sorted(out.items())) if len(out) > 1 else out
 
 
+class JobQueue(Sequence[Job]):
+    """The jobs waiting for admission, in FIFO (arrival) order, indexed by job id.
+
+    An insertion-ordered dict: appending, taking the head and removing any admitted job are
+    O(1), so an admission pass that starts jobs out of order (backfill, MCG's order) removes
+    them without rebuilding the queue. Reads: ``len``, iteration in FIFO order, ``queue[0]``
+    (the head) and ``queue[-1]`` (the tail) in O(1); any other index walks the queue.
+    ``by_id`` is the dict itself, for the dispatcher's and the simulator's hot loops.
+    """
+
+    __slots__ = ("_jobs",)
+
+    def __init__(self, jobs: Iterable[Job] = ()) -> None:
+        self._jobs: dict[int, Job] = {job.job_id: job for job in jobs}
+
+    @property
+    def by_id(self) -> dict[int, Job]:
+        """The queued jobs by id, in FIFO order (the queue's own dict: read it, or add and
+        delete jobs as ``append`` and ``remove`` do)."""
+        return self._jobs
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def __bool__(self) -> bool:
+        return bool(self._jobs)
+
+    def __iter__(self) -> Iterator[Job]:
+        return iter(self._jobs.values())
+
+    def __getitem__(self, index: int) -> Job:  # type: ignore[override]
+        jobs = self._jobs
+        if index == 0 and jobs:
+            return next(iter(jobs.values()))
+        n = len(jobs)
+        if not -n <= index < n:
+            raise IndexError("queue index out of range")
+        if index == -1:
+            return next(reversed(jobs.values()))
+        return next(islice(jobs.values(), index % n, None))
+
+    def __repr__(self) -> str:
+        return f"JobQueue({[job.job_id for job in self]})"
+
+    def append(self, job: Job) -> None:
+        """Queue ``job`` last (its id must not be queued already)."""
+        if job.job_id in self._jobs:
+            raise ValueError(f"job {job.job_id} is queued already")
+        self._jobs[job.job_id] = job
+
+    def remove(self, job_ids: Iterable[int]) -> None:
+        """Take the jobs ``job_ids`` out of the queue (each must be queued)."""
+        jobs = self._jobs
+        for job_id in job_ids:
+            del jobs[job_id]
+
+    def clear(self) -> None:
+        """Empty the queue."""
+        self._jobs.clear()
+
+
+def overrides(scheduler: Scheduler, hook: str) -> bool:
+    """Whether ``scheduler`` defines ``hook`` itself (its class or the instance), rather than
+    inheriting ``Scheduler``'s default (no moves, the FIFO queue with blocking)."""
+    return getattr(type(scheduler), hook) is not getattr(Scheduler, hook) or hook in vars(
+        scheduler)
+
+
 class Dispatcher:
-    """Applies a scheduler's decisions to a cluster state, one instant at a time."""
+    """Applies a scheduler's decisions to a cluster state, one instant at a time.
+
+    A hook the scheduler inherits from ``Scheduler`` unchanged is not called: its answer is
+    known (no moves; the queue in FIFO order with head-of-line blocking).
+    """
 
     def __init__(self, scheduler: Scheduler, state: ClusterState) -> None:
         self.scheduler = scheduler
         self.state = state
         #: jobs waiting for admission, in FIFO order
-        self.queue: deque[Job] = deque()
+        self.queue = JobQueue()
+        self._on_arrival = scheduler.on_arrival if overrides(scheduler, "on_arrival") else None
+        self._on_departure = (scheduler.on_departure if overrides(scheduler, "on_departure")
+                              else None)
+        self._ordered = overrides(scheduler, "admission_order")
 
     def reset(self, workload: Sequence[Job]) -> None:
         """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
@@ -160,25 +236,35 @@ class Dispatcher:
     ) -> Instant:
         """Handle one instant: departures, timer, arrivals, then one admission pass."""
         instant = Instant(now)
-        scheduler, state = self.scheduler, self.state
-        for job in departures:
-            state.release_job(job.job_id)
-            instant.departed.append(job.job_id)
-            if moves := scheduler.on_departure(job, state, now):
-                self._apply(moves, instant)
-        if timer and (moves := scheduler.on_timer(state, now)):
+        state = self.state
+        if departures:
+            on_departure, release, departed = self._on_departure, state.release_job, \
+                instant.departed
+            for job in departures:
+                release(job.job_id)
+                departed.append(job.job_id)
+                if on_departure is not None and (moves := on_departure(job, state, now)):
+                    self._apply(moves, instant)
+        if timer and (moves := self.scheduler.on_timer(state, now)):
             self._apply(moves, instant)
-        for job in arrivals:
-            self.queue.append(job)
-            if moves := scheduler.on_arrival(job, state, now):
-                self._apply(moves, instant)
-        if self.queue:
+        waiting = self.queue.by_id
+        if arrivals:
+            on_arrival = self._on_arrival
+            for job in arrivals:
+                waiting[job.job_id] = job
+                if on_arrival is not None and (moves := on_arrival(job, state, now)):
+                    self._apply(moves, instant)
+        if waiting:
             self._admission_pass(instant)
         return instant
 
     def _admission_pass(self, instant: Instant) -> None:
         now, queue, state = instant.time, self.queue, self.state
-        order, blocking = self.scheduler.admission_order(queue, state, now)
+        waiting = queue.by_id
+        if self._ordered:
+            order, blocking = self.scheduler.admission_order(queue, state, now)
+        else:
+            order, blocking = waiting.values(), True
         place = self.scheduler.place
         admitted: list[int] = []
         for job in order:
@@ -189,17 +275,8 @@ class Dispatcher:
                 continue
             self._start(job, placement, instant)
             admitted.append(job.job_id)
-        if not admitted:
-            return
-        if order is queue and blocking:  # the default order: a prefix of the queue left
-            for _ in admitted:
-                queue.popleft()
-        elif all(queue[k].job_id == jid for k, jid in enumerate(admitted)):
-            for _ in admitted:
-                queue.popleft()
-        else:
-            gone = set(admitted)
-            self.queue = deque(j for j in queue if j.job_id not in gone)
+        for job_id in admitted:
+            del waiting[job_id]
 
     def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
         name = self.scheduler.name

@@ -139,21 +139,49 @@ def peak_seconds(timeline: pd.DataFrame) -> float:
     return float(np.where(peak_mask(timeline), interval_lengths(timeline), 0.0).sum())
 
 
+#: Bounded slowdown's floor on a job's duration (s): a job shorter than this counts as this
+#: long, so that a short job's wait does not dominate the mean (the usual 10 s).
+SLOWDOWN_BOUND_S = 10.0
+
+
+def bounded_slowdown(jobs: pd.DataFrame) -> np.ndarray:
+    """Each job's bounded slowdown: max(1, JCT / max(duration, ``SLOWDOWN_BOUND_S``))."""
+    floor = np.maximum(jobs["duration"].to_numpy(dtype=float), SLOWDOWN_BOUND_S)
+    return np.maximum(1.0, jobs["jct"].to_numpy(dtype=float) / floor)
+
+
+def _percentiles(values: pd.Series, prefix: str) -> dict[str, float]:
+    """p50, p95 and p99 of ``values`` (linear interpolation; NaN without values)."""
+    qs = (50, 95, 99)
+    found = (np.percentile(values.to_numpy(dtype=float), qs) if len(values)
+             else [math.nan] * len(qs))
+    return {f"{prefix}_p{q}": float(v) for q, v in zip(qs, found)}
+
+
 def summarize(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, float | int]:
-    """The run's headline numbers: AFR, AJCT, AGU, migrations and context for them."""
+    """The run's headline numbers: AFR, AJCT, AGU, the JCT and queueing percentiles, the
+    bounded slowdown, migrations and context for them; the keys and their order are
+    ``compass.sim.result_schema.METRICS``'s (tested)."""
+    mean = (lambda column: float(jobs[column].mean())) if len(jobs) else (lambda _: math.nan)
+    nsif = (timeline["partial_nodes"] - timeline["phi_star"]).to_numpy() if len(timeline) else []
     return {
         "afr": afr(timeline),
         "ajct": ajct(jobs),
         "agu": agu(timeline),
+        **_percentiles(jobs["jct"], "jct"),
+        "mean_queue_time": mean("queue_time"),
+        **_percentiles(jobs["queue_time"], "queue"),
+        "mean_bounded_slowdown": float(bounded_slowdown(jobs).mean()) if len(jobs) else math.nan,
         "migrations": int(jobs["migrations"].sum()),
         "instance_moves": int(jobs["instance_moves"].sum()),
-        "migrations_per_job": float(jobs["migrations"].mean()) if len(jobs) else math.nan,
+        "migrations_per_job": mean("migrations"),
+        "pause_per_job": float(jobs["pause_time"].mean()) if len(jobs) else 0.0,
         "jobs": len(jobs),
         "peak_seconds": peak_seconds(timeline),
         "horizon_seconds": float(timeline["time"].iloc[-1] - timeline["time"].iloc[0])
         if len(timeline) else 0.0,
-        "mean_queue_time": float(jobs["queue_time"].mean()) if len(jobs) else math.nan,
         "max_sif": float(timeline["sif"].max()) if len(timeline) else 0.0,
+        "max_nsif": float(np.max(nsif)) if len(nsif) else 0.0,
         "max_partial_nodes": int(timeline["partial_nodes"].max()) if len(timeline) else 0,
         "mean_gpu_util": time_weighted_mean(timeline, "gpu_util"),
     }

@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from compass.schedulers import Scheduler, create, scheduler_class
+from compass.schedulers.params import ParameterError
 from compass.sim.builders import builder_of
-from compass.traces import validate_trace
-from compass.traces.loading import read_run_trace
+from compass.traces.loading import run_trace
 
 
 @dataclass(frozen=True)
@@ -49,28 +49,27 @@ def prepare_run(
     format: str = "auto",
     columns: Mapping[str, str] | None = None,
 ) -> RunInputs:
-    """Load ``trace`` (a canonical frame, or the path of a trace file in any registered
-    format: detected, or ``format``, with ``columns`` renamed first; the first ``max_jobs``
-    jobs if given) and build ``scheduler`` (a registered name with ``scheduler_params``, or
-    an instance used as it is) for a cluster of ``nodes`` x ``gpus_per_node``.
+    """Load ``trace`` (a canonical frame, "demo", or the path of a trace file in any
+    registered format: detected, or ``format``, with ``columns`` renamed first; the first
+    ``max_jobs`` jobs if given) and build ``scheduler`` (a registered name with
+    ``scheduler_params``, or an instance used as it is) for a cluster of ``nodes`` x
+    ``gpus_per_node``.
 
     ``label`` names the trace in the metadata (default: the path, or "<DataFrame>").
     """
-    if isinstance(trace, (str, Path)):
-        frame = read_run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node)
-        name = str(trace)
-    else:
-        frame, name = validate_trace(trace, gpus_per_node=gpus_per_node), "<DataFrame>"
+    loaded = run_trace(trace, format, columns=columns, gpus_per_node=gpus_per_node, label=label)
+    frame = loaded.frame
     if max_jobs is not None:
         frame = frame.head(max_jobs).reset_index(drop=True)
-    return RunInputs(frame, label or name, build_scheduler(
+    return RunInputs(frame, loaded.label, build_scheduler(
         scheduler, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed,
         params=scheduler_params))
 
 
 def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: int, seed: int,
                     params: Mapping[str, Any] | None = None) -> Scheduler:
-    """A fresh scheduler by registry name, or ``scheduler`` itself (then without params)."""
+    """A fresh scheduler by registry name, or ``scheduler`` itself (then without params); a
+    value its constructor refuses is a ``ParameterError`` naming the scheduler."""
     if not isinstance(scheduler, str):
         if params:
             raise ValueError("scheduler_params apply only when scheduler is given by name")
@@ -80,4 +79,7 @@ def build_scheduler(scheduler: str | Scheduler, *, nodes: int, gpus_per_node: in
     builder = builder_of(scheduler)
     if builder is not None:  # e.g. a learned policy, trained for this cluster
         args = builder(args, nodes=nodes, gpus_per_node=gpus_per_node, seed=seed)
-    return create(scheduler, seed=seed, **args)
+    try:
+        return create(scheduler, seed=seed, **args)
+    except (TypeError, ValueError) as err:  # the constructor refused a value
+        raise ParameterError(f"scheduler {scheduler}: {err}") from None

@@ -74,7 +74,7 @@ class SimulationRecords:
     migrations: pd.DataFrame
 
 
-@dataclass
+@dataclass(slots=True)
 class _JobRecord:
     job: Job
     start: float = math.nan
@@ -121,7 +121,8 @@ class Simulator:
         heap = self._departures
         heappop, heappush = heapq.heappop, heapq.heappush
         records = self._records
-        step, record = dispatcher.step, self._timeline.record
+        step, record = dispatcher.step, self._timeline.record_queue
+        waiting = dispatcher.queue.by_id
         debug = self.config.debug_checks
         with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
                   disable=not self.config.progress) as bar:
@@ -165,7 +166,11 @@ class Simulator:
                             next_timer, dormant = inf, True
                         while heap and heap[0][2] != records[heap[0][1]].version:
                             heappop(heap)  # superseded by a pause: an instant of no event
-                    record(t, dispatcher.queue)
+                    if waiting:
+                        head = next(iter(waiting.values()))
+                        record(t, len(waiting), head.num_instances * head.gpus_per_instance)
+                    else:
+                        record(t, 0, 0)
                     if debug:
                         self.state.check()
                         self.scheduler.check(self.state)

@@ -65,8 +65,12 @@ class TimelineRecorder:
 
     def record(self, t: float, queue: Sequence[Job]) -> None:
         """Keep the row of the state as it is after the instant at time ``t``."""
-        self._rows.append((t, len(queue), queue[0].total_gpus if queue else 0,
-                           *self.state.census()))
+        head = next(iter(queue), None)
+        self.record_queue(t, len(queue), 0 if head is None else head.total_gpus)
+
+    def record_queue(self, t: float, queued: int, head_demand: int) -> None:
+        """``record`` given the queue's length and its head's GPUs (0 without a queue)."""
+        self._rows.append((t, queued, head_demand, *self.state.census()))
         if self.panels is not None:
             self._panel_rows.append(self._panel_row(t))
 

@@ -14,13 +14,14 @@ import csv
 import io
 import tempfile
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
 import pandas as pd
 
 from compass.model import G_DEFAULT
+from compass.traces.demo import demo_trace
 from compass.traces.formats import formats, trace_format
 from compass.traces.formats.canonical import load_canonical
 from compass.traces.ingest import LoadReport
@@ -30,7 +31,9 @@ from compass.traces.schema import (
     header_text,
     read_csv_text,
     read_trace,
+    validate_trace,
 )
+from compass.traces.windows import DAY_SECONDS, Window, busy_window
 
 __all__ = ["detect_format", "load_canonical", "load_trace", "parse_columns", "read_run_trace",
            "schema_text"]
@@ -121,25 +124,97 @@ def _renamed_copy(path: Path, columns: Mapping[str, str], folder: Path) -> Path:
 
 def read_run_trace(path: str | Path, format: Format = "auto", *,
                    columns: Mapping[str, str] | None = None,
-                   gpus_per_node: int = G_DEFAULT) -> pd.DataFrame:
+                   gpus_per_node: int = G_DEFAULT, return_report: bool = False) -> Any:
     """The trace a run replays, from a file in any format (``compass simulate``,
     ``compass.simulate``, the physical runs).
 
     A canonical CSV is read as it is (``read_trace``: no provenance columns added, its own
     errors naming the missing canonical columns, then the other formats' signatures); any
-    other format, or a file whose columns are renamed, goes through ``load_trace``.
+    other format, or a file whose columns are renamed, goes through ``load_trace``. With
+    ``return_report=True`` the ``LoadReport`` (rows kept and dropped) comes back too.
     """
     if columns or format not in ("auto", "canonical"):
-        return load_trace(path, format, columns=columns, gpus_per_node=gpus_per_node)
+        return load_trace(path, format, columns=columns, gpus_per_node=gpus_per_node,
+                          return_report=return_report)
     if format == "auto":
         header = set(read_csv_text(path, nrows=0).columns)
         others = [n for n, f in formats().items() if n != "canonical" and f.signature <= header]
         if others and not set(CANONICAL_COLUMNS) <= header:
-            return load_trace(path, format, gpus_per_node=gpus_per_node)
+            return load_trace(path, format, gpus_per_node=gpus_per_node,
+                              return_report=return_report)
     try:
-        return read_trace(path, gpus_per_node=gpus_per_node)
+        frame = read_trace(path, gpus_per_node=gpus_per_node)
+        if return_report:
+            return frame, LoadReport(str(path), "canonical", len(frame), len(frame))
+        return frame
     except TraceError as err:
         if format == "auto" and err.row is None:  # a header that matches nothing
             err.problem += (f"; or pass format= one of {sorted(formats())} or rename columns "
                             f"with columns= (CLI: --columns old=new,...). {schema_text()}")
         raise
+
+
+#: The name of the built-in SYNTHETIC demo workload (``demo_trace()``) wherever a run takes
+#: a trace: ``compass.simulate("demo")``, ``compass.sweep``, ``--trace demo``.
+DEMO = "demo"
+#: A day window: (first, last) day indices, both included, or "busy" (``busy_window``).
+Days = tuple[int, int] | Literal["busy"]
+#: The drop reason of the jobs submitted after a day window.
+AFTER_DAYS = "after_days"
+
+
+@dataclass(frozen=True)
+class RunTrace:
+    """The trace a run replays, what its metadata calls it, what loading it dropped
+    (``report.rows_dropped``: every row the loader or the day window left out), and the day
+    window it was cut to (N(eta) is measured over it, as the pipeline sizes the openb
+    replay)."""
+
+    frame: pd.DataFrame
+    label: str
+    report: LoadReport
+    window: Window | None = None
+
+
+def run_trace(trace: RunTrace | pd.DataFrame | str | Path, format: Format = "auto", *,
+              columns: Mapping[str, str] | None = None, gpus_per_node: int = G_DEFAULT,
+              days: Days | None = None, label: str | None = None) -> RunTrace:
+    """The trace a run replays: a canonical frame (validated), ``DEMO``, or a file in any
+    format (``read_run_trace``). ``days`` is a window of days: N(eta) is measured over it
+    (``RunTrace.window``), and the jobs submitted after it are dropped (counted, reason
+    ``after_days``); the jobs submitted before it stay, as the load running into the window
+    (the pipeline's openb replay sizes and replays so). ``label`` names the trace (default:
+    the path, "demo" or "<DataFrame>"). A ``RunTrace`` (loaded once for several runs, as
+    a sweep does) comes back as it is."""
+    if isinstance(trace, RunTrace):
+        return trace
+    if isinstance(trace, str) and trace == DEMO:
+        frame, name = demo_trace(), DEMO
+        report = LoadReport(DEMO, "demo", len(frame), len(frame))
+    elif isinstance(trace, (str, Path)):
+        frame, report = read_run_trace(trace, format, columns=columns,
+                                       gpus_per_node=gpus_per_node, return_report=True)
+        name = str(trace)
+        if report is None:  # a plugin format's loader that reports nothing
+            report = LoadReport(name, format, len(frame), len(frame))
+    else:
+        frame, name = validate_trace(trace, gpus_per_node=gpus_per_node), "<DataFrame>"
+        report = LoadReport(name, "frame", len(frame), len(frame))
+    window = None
+    if days is not None:
+        window = day_range(frame, days)
+        kept = frame[frame["submit_time"] < window.end].reset_index(drop=True)
+        report = replace(report, rows_kept=len(kept), dropped={
+            **report.dropped, AFTER_DAYS: len(frame) - len(kept)})
+        frame = kept
+    return RunTrace(frame, label or name, report, window)
+
+
+def day_range(frame: pd.DataFrame, days: Days) -> Window:
+    """The submission window of ``days``: (first, last) day indices, or "busy"."""
+    if days == "busy":
+        return busy_window(frame)
+    first, last = days
+    if not 0 <= first <= last:
+        raise ValueError(f"days: expected 0 <= first <= last, got {first}-{last}")
+    return Window(first * DAY_SECONDS, (last + 1) * DAY_SECONDS, first)

@@ -108,6 +108,22 @@ def jobs_in_window(frame: pd.DataFrame, window: Window) -> pd.DataFrame:
     return frame[(t >= window.start) & (t < window.end)]
 
 
+#: A busy day has at least this many submissions (the openb replay's ``min_pods``).
+BUSY_MIN_PODS = 50
+
+
+def busy_window(frame: pd.DataFrame, min_pods: int = BUSY_MIN_PODS) -> Window:
+    """The days from the first to the last with at least ``min_pods`` submissions (a trace
+    whose span is mostly idle, like openb's 149 days with 98 % of pods on days 116-148)."""
+    day = np.floor(frame["submit_time"].to_numpy() / DAY_SECONDS).astype(np.int64)
+    days, counts = np.unique(day, return_counts=True)
+    busy = days[counts >= min_pods]
+    if busy.size == 0:
+        raise ValueError(f"no day has {min_pods} or more submissions; lower min_pods")
+    first, last = int(busy[0]), int(busy[-1])
+    return Window(first * DAY_SECONDS, (last + 1) * DAY_SECONDS, first)
+
+
 def _intervals(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     start = frame["submit_time"].to_numpy(dtype=float)
     return start, start + frame["duration"].to_numpy(dtype=float)

@@ -5,6 +5,7 @@
 
 from pathlib import Path
 
+from compass.experiments.breakeven import breakeven_samples
 from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
 from compass.experiments.layout import figure_files, table_files
 from compass.experiments.pipeline import caption_file, folder  # noqa: F401 (folder: params)
@@ -32,6 +33,10 @@ ENVIRONMENT = str(BASE / "environment.yml")
 #: where the notebook steps share a loaded machine with simulations; at most the `notebook`
 #: resource's limit of kernels start at once: profiles/default/config.yaml).
 KERNEL_START_TIMEOUT_S = 600
+
+#: FFT's break-even (profile key experiments.fft_breakeven): trace -> its (day, seed)
+#: samples; empty: no sweep (simulate.smk runs it, report.smk tabulates it)
+BREAKEVEN = breakeven_samples(PLAN.config, PLAN.traces)
 
 #: File types report.html shows: figures as PNG, tables as CSV (PDF and Markdown stay out).
 REPORTED = (".png", ".csv")

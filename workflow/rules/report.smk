@@ -2,8 +2,12 @@
 # its interval and verdict), our extension's table (profile key `extension`; none without
 # it), then the report that renders both, the extension in its own section.
 
+from compass.experiments.breakeven import BREAKEVEN_FIGURE, BREAKEVEN_TABLE, FIT_TABLE
+from compass.experiments.gap import GAP_TABLE
 from compass.experiments.studies.extension.config import LEADS_TABLE as EXTENSION_TABLE
+from compass.experiments.verdict.by_baseline import BY_BASELINE_TABLE
 from compass.experiments.verdict.paper_vs_ours import PAPER_VS_OURS_TABLE
+from compass.experiments.studies.plugins.leads import PLUGIN_TABLE
 from compass.experiments.ranking import RANKING_TABLE
 from compass.experiments.studies.regime.operating import REGIME_TABLE
 from compass.experiments.studies.regime.config import claims_stem, regime_slug
@@ -11,7 +15,25 @@ from compass.experiments.studies.regime.config import claims_stem, regime_slug
 # every number the paper states for Figs. 1-7 and Tables 1-3 beside ours (from the claims)
 PAPER_VS_OURS_FILES = table_files(PLAN.tables, PAPER_VS_OURS_TABLE)
 
+# COMPASS-ABS against each baseline alone (compass.experiments.verdict.by_baseline), beside the claims
+BY_BASELINE_FILES = [
+    *table_files(PLAN.tables, BY_BASELINE_TABLE),
+    *table_files(PLAN.tables, GAP_TABLE),  # where the AJCT gap comes from
+]
+# FFT's break-even (common.smk's BREAKEVEN): table, fft-paper fit, figure
+BREAKEVEN_FILES = (
+    [
+        *table_files(PLAN.tables, BREAKEVEN_TABLE),
+        *table_files(PLAN.tables, FIT_TABLE),
+        *figure_files(PLAN.figures, BREAKEVEN_FIGURE),
+    ]
+    if BREAKEVEN
+    else []
+)
+
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
+# outside schedulers against the reference and the strongest baseline (compare_plugins)
+PLUGIN_FILES = table_files(PLAN.tables, PLUGIN_TABLE) if PLAN.config.compare_plugins else []
 # the paper's operating regime for its baselines beside this run's (paper/regime.yaml)
 REGIME_FILES = table_files(PLAN.tables, REGIME_TABLE)
 # the baselines' order per group beside the paper's (paper/paper_rankings.yaml)
@@ -33,7 +55,7 @@ rule claims:
         openb=OPENB_DATA,  # workflow/rules/common.smk
         openb_claims=OPENB_CLAIMS,
     output:
-        reported([*CLAIMS_FILES, *PAPER_VS_OURS_FILES], "Claims"),
+        reported([*CLAIMS_FILES, *PAPER_VS_OURS_FILES, *BY_BASELINE_FILES], "Claims"),
     conda:
         ENVIRONMENT
     log:
@@ -47,6 +69,32 @@ rule claims:
         runtime=30,
     script:
         "../scripts/claims.py"
+
+
+if BREAKEVEN_FILES:
+
+    rule fft_breakeven:
+        input:
+            claims=BASE / "paper" / "claims.yaml",
+            config=L.config,
+            runs=L.runs,
+            sweep=[L.breakeven_runs(t) for t in BREAKEVEN],
+        output:
+            reported(BREAKEVEN_FILES, "Claims"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("fft_breakeven"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+            figures=lambda wc, output: folder(output[-1]),
+        localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
+        script:
+            "../scripts/fft_breakeven.py"
 
 
 if EXTENSION_FILES:
@@ -70,6 +118,29 @@ if EXTENSION_FILES:
             runtime=30,
         script:
             "../scripts/extension_leads.py"
+
+
+if PLUGIN_FILES:
+
+    rule plugin_leads:
+        input:
+            config=L.config,
+            runs=L.runs,
+        output:
+            reported(PLUGIN_FILES, "Outside schedulers"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("plugin_leads"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
+        script:
+            "../scripts/plugin_leads.py"
 
 
 # one rule per regime: its comparison claims judged on its results (claims_<regime>.csv)
@@ -169,6 +240,8 @@ rule report:
         ranking=RANKING_FILES,
         regime_claims=[f for files in REGIME_CLAIMS.values() for f in files],
         extension=EXTENSION_FILES,
+        plugins=PLUGIN_FILES,
+        breakeven=BREAKEVEN_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
         openb=OPENB_TARGETS,  # workflow/rules/common.smk

@@ -5,6 +5,7 @@
 
 import re
 
+from compass.experiments.breakeven import sweep_rounds
 from compass.experiments.layout import Layout
 from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
 
@@ -104,6 +105,37 @@ rule simulate:
         runtime=120,
     script:
         "../scripts/simulate.py"
+
+
+# FFT's break-even (common.smk's BREAKEVEN): one job per trace, FFT alone at each round
+# length the batches do not run already (compass.experiments.breakeven)
+
+if BREAKEVEN:
+
+    rule fft_breakeven_runs:
+        input:
+            canonical=lambda wc: PLAN.canonical(wc.trace),
+        output:
+            L.breakeven_runs("{trace}"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("fft_breakeven_runs/{trace}"),
+        wildcard_constraints:
+            trace="|".join(BREAKEVEN),
+        params:
+            trace=lambda wc: PLAN.trace_json(wc.trace),
+            run=RUN,
+            samples=lambda wc: dump(BREAKEVEN[wc.trace]),
+            rounds=dump(list(sweep_rounds(PLAN.config.experiments.fft_breakeven,
+                                          PLAN.config.run))),
+            eta=PLAN.config.experiments.overall_eta,
+            cost=PLAN.config.migration_cost,
+        resources:
+            mem_mb=4000,
+            runtime=120,
+        script:
+            "../scripts/fft_breakeven_runs.py"
 
 
 rule collect_runs:

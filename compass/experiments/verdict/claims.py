@@ -22,17 +22,20 @@ import yaml
 
 from compass.experiments.stats import MIN_SAMPLES, Interval
 
-#: The ``margins`` entry that caps a lead claim's margin at a share of the paper's lead.
-PAPER_LEAD = "paper_lead"
-#: Verdicts, in the order the summary counts them. ``tie``: the whole interval of a
-#: comparison lies inside its practical-equivalence margin (``Margin``); ``not applicable``:
-#: no window of the case study shows the phenomenon the claim is about.
+#: Verdicts, in the order the summary counts them. ``tie``: the interval of a comparison
+#: settles no sign and lies wholly inside its practical-equivalence margin (``Margin``);
+#: ``not applicable``: the data hold nothing the claim could be tested on (no window of the
+#: case study shows the phenomenon, no event of the kind it is about), with the reason.
 VERDICTS = ("holds", "tie", "differs", "inconclusive", "not applicable", "no data",
             "not measured")
 #: Columns of paper/tables/claims.csv, in order.
 CLAIM_COLUMNS = ["id", "section", "statement", "paper", "ours", "ci_low", "ci_high", "n",
                  "relative_pct", "unit", "verdict", "detail", "direction", "ours_text", "data",
-                 "variant", "deviation", "explained_by", "shown_in"]
+                 "variant", "deviation", "explained_by", "shown_in",
+                 # a comparison against the strongest baseline other than FFT
+                 # (compass.experiments.verdict.by_baseline), on the default rows
+                 "lead_without_fft", "ci_low_without_fft", "ci_high_without_fft",
+                 "verdict_without_fft"]
 #: The claims table's stem under the tables folder.
 CLAIMS_TABLE = "claims"
 #: The variant of the profile's own parameters (the paper-faithful baselines).
@@ -73,6 +76,12 @@ class Measured:
     #: a case-study measure: (window, its value) of each window that shows the phenomenon
     #: (None: not a case-study measure; empty: no window shows it)
     windows: tuple[tuple[str, Measured], ...] | None = None
+    #: why the claim has nothing to test here ("": it has): the verdict is then
+    #: "not applicable" with this reason, never a vacuous "holds"
+    inapplicable: str = ""
+    #: (who, value) of schedulers the claim sets its subjects against (e.g. COMPASS-ABS
+    #: beside "the baselines block continuously"): a check they pass too is no test
+    contrast: tuple[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,16 +94,42 @@ class Verdict:
 class Margin:
     """The practical-equivalence margin of a comparison on one metric (paper/claims.yaml,
     ``margins``): ``relative`` times the baseline's value plus ``absolute``, in the metric's
-    own units (AGU and AFR as shares); a difference inside it is a tie, not a win or a loss.
+    own units (AGU and AFR as shares), capped so that it cannot swallow an effect: at most
+    ``paper_lead_share`` of ``paper_lead``, the smallest lead the paper states for the
+    metric, and at most ``level_share`` of the better scheduler's own level. A difference
+    inside it whose sign the samples do not settle is a tie (``stats.classify``, ``judge``).
     ``reason`` says why this size."""
 
     reason: str
     relative: float = 0.0
     absolute: float = 0.0
+    paper_lead: float | None = None
+    paper_lead_share: float = 0.25
+    level_share: float | None = None
 
-    def size(self, baseline: float) -> float:
-        """The margin for a comparison whose baseline has the value ``baseline``."""
-        return self.absolute + self.relative * abs(baseline)
+    def size(self, baseline: float, reference: float | None = None,
+             lower_is_better: bool = True) -> float:
+        """The margin for a comparison whose baseline has the value ``baseline`` and the
+        reference ``reference`` (the better of the two sets the level cap)."""
+        size = self.absolute + self.relative * abs(baseline)
+        if self.paper_lead is not None:
+            size = min(size, self.paper_lead_share * abs(self.paper_lead))
+        if self.level_share is not None:
+            pair = [abs(baseline)] if reference is None or math.isnan(reference) else [
+                abs(baseline), abs(reference)]
+            level = min(pair) if lower_is_better else max(pair)
+            size = min(size, self.level_share * level)
+        return size
+
+
+@dataclass(frozen=True)
+class Trend:
+    """A trend claim's evidence: the leads at each condition (in the claim's order) and the
+    steps between them, each with its interval. A trend holds only where every lead is
+    positive and every step is too (``judge``, check ``increasing``)."""
+
+    leads: tuple[Interval, ...]
+    steps: tuple[Interval, ...]
 
 
 @dataclass(frozen=True)
@@ -152,9 +187,11 @@ def _band(check: dict[str, Any]) -> tuple[float, float] | None:
 def judge(check: dict[str, Any], value: Any, unit: str = "",
           interval: Interval | None = None, margin: float | None = None) -> Verdict:
     """The verdict of a check on our value (see paper/claims.yaml for the rules). With an
-    interval over samples: "tie" if it lies inside the comparison's practical-equivalence
-    ``margin`` (+-margin), "holds" if the check accepts all of it, "differs" if it accepts
-    none of it, else "inconclusive" (the interval admits both readings). With fewer than
+    interval over samples and a comparison's practical-equivalence ``margin``, the sign is
+    decided first: an interval wholly below zero "differs" (a loss); one that spans zero is a
+    "tie" if it lies inside +-margin. Then "holds" if the check accepts all of it,
+    "differs" if it accepts none of it, else "inconclusive" (the interval admits both
+    readings). With fewer than
     ``MIN_SAMPLES`` samples the interval is about the samples' range: at most
     "inconclusive". A ``Tally`` (win-count claims) holds with no loss and no undecided cell."""
     u = f" {unit}" if unit else ""
@@ -167,7 +204,9 @@ def judge(check: dict[str, Any], value: Any, unit: str = "",
     if interval is not None and interval.defined and band is not None:
         lo, hi = band
         ci = f"interval [{fmt(interval.low)}, {fmt(interval.high)}]{u}"
-        if margin is not None and -margin <= interval.low and interval.high <= margin:
+        if margin is not None and interval.high < 0 and lo > -math.inf:
+            return Verdict("differs", f"a loss: the whole {ci} is below zero")
+        if margin is not None and -margin <= interval.low <= 0 <= interval.high <= margin:
             return Verdict("tie", f"the whole {ci} lies inside the margin +-{fmt(margin)}{u}")
         if interval.low >= lo - 1e-12 and interval.high <= hi + 1e-12:
             return Verdict("holds", f"the whole {ci} satisfies it")
@@ -193,10 +232,12 @@ def judge(check: dict[str, Any], value: Any, unit: str = "",
         return Verdict("differs", "; ".join(gaps))
     if "approx" in check:
         target = np.atleast_1d(np.asarray(check["approx"]["value"], dtype=float))
-        gap = float(np.max(np.abs(np.atleast_1d(np.asarray(value, dtype=float)) - target)))
-        tol = float(check["approx"]["tol"])
-        return Verdict("holds") if gap <= tol + 1e-12 else Verdict(
-            "differs", f"off by {fmt(gap)}{u} (tolerance {fmt(tol)})")
+        gaps = np.abs(np.atleast_1d(np.asarray(value, dtype=float)) - target)
+        tols = np.broadcast_to(np.asarray(check["approx"]["tol"], dtype=float), gaps.shape)
+        worst = int(np.argmax(gaps - tols))
+        return Verdict("holds") if (gaps <= tols + 1e-12).all() else Verdict(
+            "differs", f"off by {fmt(float(gaps[worst]))}{u} (tolerance "
+            f"{fmt(float(tols[worst]))})")
     if "all" in check and isinstance(value, Tally):
         if not value.cells:
             return Verdict("differs", "no cell")
@@ -210,22 +251,47 @@ def judge(check: dict[str, Any], value: Any, unit: str = "",
         won, n = value
         return Verdict("holds") if n and won == n else Verdict(
             "differs", f"{n - won} of {n} not won")
-    if "increasing" in check:  # the steps between leads, with their intervals
-        n = min(s.n for s in value)
-        if n < MIN_SAMPLES or not all(s.defined for s in value):
-            return Verdict("inconclusive", f"{n} samples: fewer than {MIN_SAMPLES}, no "
-                           "interval verdict")
-        if all(s.low > 0 for s in value):
-            return Verdict("holds", "every step's whole interval is above zero")
-        if any(s.high < 0 for s in value):
-            return Verdict("differs", "a step's whole interval is below zero")
-        return Verdict("inconclusive", "a step's interval spans zero")
+    if "increasing" in check:
+        return _judge_trend(value)
     if "same" in check:
         paper = sorted((str(t), int(d)) for t, d in check["same"])
         missing = [f"{t} {d}" for t, d in paper if (t, d) not in value]
         return Verdict("holds") if sorted(value) == paper else Verdict(
             "differs", "the paper's " + ", ".join(missing) + " not chosen")
     raise ValueError(f"unknown check {check}")
+
+
+def _judge_trend(trend: Trend) -> Verdict:
+    """A trend claim: "holds" when every lead's and every step's whole interval is above
+    zero, "differs" when one lies wholly below zero (a lead the reference does not have
+    cannot grow), else "inconclusive"; at most "inconclusive" under ``MIN_SAMPLES``."""
+    parts = [*trend.leads, *trend.steps]
+    n = min(s.n for s in parts)
+    if n < MIN_SAMPLES or not all(s.defined for s in parts):
+        return Verdict("inconclusive", f"{n} samples: fewer than {MIN_SAMPLES}, no "
+                       "interval verdict")
+    negative = [f"lead {i + 1}" for i, s in enumerate(trend.leads) if s.high < 0]
+    negative += [f"step {i + 1}" for i, s in enumerate(trend.steps) if s.high < 0]
+    if negative:
+        return Verdict("differs", f"the whole interval of {', '.join(negative)} is below zero")
+    if all(s.low > 0 for s in parts):
+        return Verdict("holds", "every lead's and every step's whole interval is above zero")
+    return Verdict("inconclusive", "a lead's or a step's interval spans zero")
+
+
+def check_tolerances(claim: Claim) -> None:
+    """Raise ``ValueError`` when an ``approx`` check's tolerance is not below the paper's
+    value it is about (per element; a tolerance may be a list): a band wider than the value
+    accepts zero, and a claim that holds on nothing is no evidence."""
+    approx = claim.check.get("approx")
+    if not approx:
+        return
+    values = np.atleast_1d(np.asarray(approx["value"], dtype=float))
+    tols = np.broadcast_to(np.asarray(approx["tol"], dtype=float), values.shape)
+    wide = [(v, t) for v, t in zip(values, tols) if v != 0 and t >= abs(v)]
+    if wide:
+        raise ValueError(f"{claim.id}: tolerance {fmt(wide[0][1])} is not below the paper's "
+                         f"value {fmt(wide[0][0])}; it would accept zero")
 
 
 def load_claims(path: str | Path | Sequence[str | Path]) -> list[Claim]:
@@ -235,6 +301,8 @@ def load_claims(path: str | Path | Sequence[str | Path]) -> list[Claim]:
     for one in paths:
         with open(one) as fh:
             claims += [Claim(**entry) for entry in yaml.safe_load(fh)["claims"]]
+    for claim in claims:
+        check_tolerances(claim)
     return claims
 
 
@@ -258,6 +326,6 @@ def read_claims(tables: str | Path) -> pd.DataFrame:
     """paper/tables/claims.csv as ``write_claims`` wrote it (empty texts as "")."""
     frame = pd.read_csv(Path(tables) / f"{CLAIMS_TABLE}.csv")
     text = ["detail", "direction", "ours_text", "data", "deviation", "explained_by",
-            "shown_in", "unit"]
+            "shown_in", "unit", "verdict_without_fft"]
     frame[text] = frame[text].fillna("")
     return frame

@@ -44,9 +44,10 @@ from compass.experiments.stats import (
     Interval,
     classify,
     lead_steps,
+    paired_lead,
     unpaired_lead_steps,
 )
-from compass.experiments.verdict.claims import Margin, Measured, Tally, fmt
+from compass.experiments.verdict.claims import Margin, Measured, Tally, Trend, fmt
 from compass.experiments.verdict.registry import registered_measures
 
 
@@ -105,6 +106,11 @@ class Evidence:
         return composition_days(self.res)
 
     @cached_property
+    def blocked_jobs(self) -> pd.DataFrame:
+        """The case study's distinct blocked head jobs (``CaseStudy.blocked_jobs``)."""
+        return self.case[0].blocked_jobs()
+
+    @cached_property
     def pairs(self) -> pd.DataFrame:
         return coverage_pairs(self.res)
 
@@ -113,10 +119,14 @@ class Evidence:
         study = CaseStudy.load(self.res)
         return study, study.summary()
 
-    def margin(self, metric: str, baseline: float) -> float | None:
-        """The margin of a comparison on ``metric`` against a baseline of that value (None:
-        the claims give no margin for the metric)."""
-        return self.margins[metric].size(baseline) if metric in self.margins else None
+    def margin(self, metric: str, baseline: float, reference: float | None = None
+               ) -> float | None:
+        """The margin of a comparison on ``metric`` between a baseline and the reference of
+        those values (``claims.Margin.size``; None: the claims give no margin for the
+        metric)."""
+        if metric not in self.margins:
+            return None
+        return self.margins[metric].size(baseline, reference, LOWER_IS_BETTER[metric])
 
     def schedulers(self, names: str | Sequence[str]) -> list[str]:
         return list(self.cfg.baselines) if names == "baselines" else list(names)
@@ -127,13 +137,14 @@ def _not_measured(ev: Evidence, reason: str) -> Measured:
 
 
 def _wins(ev: Evidence, experiment: str, by: list[str]) -> Measured:
-    """Per cell (group x metric): the reference's paired lead over the strongest baseline
-    against the metric's margin: a win (the whole interval above it), a tie (inside it), a
-    loss (below minus it) or undecided (``stats.classify``), tallied W / T / L / U."""
+    """Per cell (group x metric): the reference's paired lead over the strongest baseline,
+    its sign decided first: a win (the whole interval above zero), a loss (below zero), a
+    tie (inside the metric's margin) or undecided (``stats.classify``), tallied
+    W / T / L / U."""
     table, traces = ev.lead_table(experiment)
     cells = [(" ".join(str(getattr(r, k)) for k in [*by, "metric"]),
               classify(Interval(r.lead, r.ci_low, r.ci_high, int(r.n)),
-                       ev.margin(r.metric, r.baseline_mean) or 0.0))
+                       ev.margin(r.metric, r.baseline_mean, r.reference_mean) or 0.0))
              for r in table[table["lead"].notna()].itertuples(index=False)]
     classes = [c for _, c in cells]
     tally = Tally(*(classes.count(c) for c in CLASSES))
@@ -207,7 +218,7 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
     row = rows.iloc[0]
     interval = Interval(float(row["lead"]) * scale, float(row["ci_low"]) * scale,
                         float(row["ci_high"]) * scale, int(row["n"]))
-    margin = ev.margin(metric, float(row["baseline_mean"]))
+    margin = ev.margin(metric, float(row["baseline_mean"]), float(row["reference_mean"]))
     span = (f" [{fmt(interval.low)}, {fmt(interval.high)}]" if interval.defined else "")
     strongest = str(row["strongest_baseline"])
     return Measured(interval.value, f"{fmt(interval.value)}{span} (strongest baseline, "
@@ -220,8 +231,9 @@ def _lead(ev: Evidence, experiment: str, metric: str, where: dict[str, Any],
 
 def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
     """Whether the lead grows as eta falls: the leads from the loosest to the tightest eta on
-    the samples replayed at every eta, and each step between them with its paired bootstrap
-    interval (``stats.lead_steps``); the value is the steps' intervals."""
+    the samples replayed at every eta, each with its paired interval (``stats.paired_lead``:
+    the same resamples as the steps'), and each step between them with its paired bootstrap
+    interval (``stats.lead_steps``); the value is both (``claims.Trend``)."""
     _, _, traces = ev.experiment(experiment)
     runs = ev.runs(experiment)
     etas = sorted(runs["eta"].unique(), reverse=True)
@@ -234,11 +246,18 @@ def _leads_grow(ev: Evidence, experiment: str, metric: str) -> Measured:
     values = table[columns].dropna().to_numpy().reshape(-1, len(etas), len(names))
     if not len(values):
         return Measured(None, "no sample replayed at every eta", traces)
-    leads, steps = lead_steps(values[:, :, 0], values[:, :, 1:], LOWER_IS_BETTER[metric])
-    text = (" -> ".join(f"{fmt(v)} (eta {e:g})" for v, e in zip(leads, etas))
-            + "; steps " + ", ".join(f"{fmt(s.value)} [{fmt(s.low)}, {fmt(s.high)}]"
-                                     for s in steps) + f" (paired, n = {len(values)})")
-    return Measured(tuple(steps), text, traces)
+    lower = LOWER_IS_BETTER[metric]
+    _, steps = lead_steps(values[:, :, 0], values[:, :, 1:], lower)
+    leads = [paired_lead(values[:, j, 0], values[:, j, 1:], lower).interval
+             for j in range(len(etas))]
+    text = (" -> ".join(f"{_interval_text(v)} (eta {e:g})" for v, e in zip(leads, etas))
+            + "; steps " + ", ".join(_interval_text(s) for s in steps)
+            + f" (paired, n = {len(values)})")
+    return Measured(Trend(tuple(leads), tuple(steps)), text, traces)
+
+
+def _interval_text(iv: Interval) -> str:
+    return f"{fmt(iv.value)}" + (f" [{fmt(iv.low)}, {fmt(iv.high)}]" if iv.defined else "")
 
 
 def _leads_ordered(ev: Evidence, experiment: str, metric: str,
@@ -246,8 +265,10 @@ def _leads_ordered(ev: Evidence, experiment: str, metric: str,
     """Whether the leads at the groups of ``order`` (e.g. three composition days) fall in
     that order, largest first: each step between consecutive leads with a bootstrap interval
     that resamples each group's own samples (``stats.unpaired_lead_steps``; the groups are
-    different days, so nothing pairs them). The value is the steps, negated so that a
-    falling lead reads as a positive step (the ``increasing`` check)."""
+    different days, so nothing pairs them) and each lead with its own interval
+    (``stats.paired_lead``). The value (``claims.Trend``) is the leads and the steps, the
+    steps negated so that a falling lead reads as a positive step (the ``increasing``
+    check)."""
     _, _, traces = ev.experiment(experiment)
     runs = ev.runs(experiment)
     names = [ev.cfg.reference, *(b for b in ev.cfg.baselines if b in set(runs["scheduler"]))]
@@ -261,12 +282,13 @@ def _leads_ordered(ev: Evidence, experiment: str, metric: str,
         complete = table[names].dropna().to_numpy()
         groups.append((complete[:, 0], complete[:, 1:]))
         labels.append(" ".join(str(v) for v in where.values()))
-    leads, steps = unpaired_lead_steps(groups, LOWER_IS_BETTER[metric])
+    lower = LOWER_IS_BETTER[metric]
+    _, steps = unpaired_lead_steps(groups, lower)
+    leads = tuple(paired_lead(ref, base, lower).interval for ref, base in groups)
     falls = tuple(Interval(-s.value, -s.high, -s.low, s.n) for s in steps)
-    text = " > ".join(f"{fmt(v)} ({name})" for v, name in zip(leads, labels))
-    text += "; falls " + ", ".join(f"{fmt(f.value)} [{fmt(f.low)}, {fmt(f.high)}] (n = {f.n})"
-                                   for f in falls)
-    return Measured(falls, text, traces)
+    text = " > ".join(f"{_interval_text(v)} ({name})" for v, name in zip(leads, labels))
+    text += "; falls " + ", ".join(f"{_interval_text(f)} (n = {f.n})" for f in falls)
+    return Measured(Trend(leads, falls), text, traces)
 
 
 def _values(ev: Evidence, experiment: str, metric: str, names: list[str]) -> pd.Series:
@@ -468,7 +490,8 @@ def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
                            & summary["scheduler"].isin(ev.cfg.baselines)]
             if rows["frag_blocked_s"].sum() > 0:
                 shown.append((win.window, mine))
-                texts.append(f"{win.window} window ({win.span}): {mine.text}")
+                why = f" (not applicable: {mine.inapplicable})" if mine.inapplicable else ""
+                texts.append(f"{win.window} window ({win.span}): {mine.text}{why}")
             else:
                 texts.append(f"{win.window} window ({win.span}): not applicable, no "
                              f"fragmentation-induced blocking under the baselines "
@@ -478,23 +501,52 @@ def _case_windows(measure: Callable[..., Measured]) -> Callable[..., Measured]:
     return on_windows
 
 
+def _inapplicable(rows: pd.DataFrame, window: WindowName, needs: str | None) -> str:
+    """Why a case claim has nothing to test in a window ("": it has): ``needs`` names a
+    summary column (e.g. ``frag_episodes``) that is zero for every scheduler of the claim,
+    so there is no event to judge."""
+    if needs is not None and not (rows[needs].fillna(0) > 0).any():
+        blocked = _case_values(rows, "blocked_s")
+        return (f"no {needs.replace('_', ' ')} to judge in the {window} window (blocked s: "
+                f"{blocked})")
+    return ""
+
+
+def _contrast(ev: Evidence, column: str, window: WindowName, contrast: Sequence[str] | None,
+              pick: Callable[[pd.Series], float]) -> tuple[str, float] | None:
+    """(who, value) of the ``contrast`` schedulers in a window, taken as the claim's own
+    value is (``pick``: min or max), for ``Measured.contrast``."""
+    if contrast is None:
+        return None
+    rows, _ = _case_rows(ev, contrast, window)
+    v = rows[column].dropna()
+    return (", ".join(rows["scheduler"]), pick(v)) if len(v) else None
+
+
 def _case_min(ev: Evidence, column: str, schedulers: str | Sequence[str],
-              window: WindowName) -> Measured:
+              window: WindowName, needs: str | None = None,
+              contrast: Sequence[str] | None = None) -> Measured:
     rows, traces = _case_rows(ev, schedulers, window)
     v = rows[column].dropna()
     if v.empty:
         return Measured(None, "no scheduler of the claim ran the case study", traces)
-    return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces)
+    return Measured(float(v.min()), f"min {fmt(v.min())}: {_case_values(rows, column)}", traces,
+                    inapplicable=_inapplicable(rows, window, needs),
+                    contrast=_contrast(ev, column, window, contrast, lambda x: float(x.min())))
 
 
 def _case_max(ev: Evidence, column: str, schedulers: str | Sequence[str],
-              window: WindowName) -> Measured:
+              window: WindowName, needs: str | None = None,
+              contrast: Sequence[str] | None = None) -> Measured:
     rows, traces = _case_rows(ev, schedulers, window)
     v = rows[column].dropna()
     if v.empty:
-        return Measured(None, "no value (no such run, or no blocking)", traces)
+        return Measured(None, "no value (no such run, or no blocking)", traces,
+                        inapplicable=_inapplicable(rows, window, needs) if len(rows) else "")
     return Measured(float(v.max()), fmt(v.max()) if len(rows) == 1
-                    else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces)
+                    else f"max {fmt(v.max())}: {_case_values(rows, column)}", traces,
+                    inapplicable=_inapplicable(rows, window, needs),
+                    contrast=_contrast(ev, column, window, contrast, lambda x: float(x.max())))
 
 
 def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],
@@ -507,16 +559,21 @@ def _case_band(ev: Evidence, column: str, schedulers: str | Sequence[str],
 
 
 def _case_wide_blocked(ev: Evidence, window: WindowName, by: str = "count") -> Measured:
-    """The baselines' share of blocked jobs (``by: count``) or of blocked time (``by:
-    time``) with g = 8 and w > 30, pooled; the other weighing is given beside it."""
+    """Under the baselines, the share of the distinct jobs that headed a waiting queue with
+    g = 8 and w > 30 (``by: count``; a job blocked under several baselines counts once), or
+    of the blocked time, pooled over the baselines (``by: time``); the other weighing is
+    given beside it."""
     rows, traces = _case_rows(ev, "baselines", window)
-    n, seconds = rows["blocked_jobs"].sum(), rows["blocked_s"].sum()
+    heads = ev.blocked_jobs
+    heads = heads[(heads["window"] == window) & heads["scheduler"].isin(ev.cfg.baselines)]
+    distinct = heads.drop_duplicates("job_id")
+    n, seconds = len(distinct), rows["blocked_s"].sum()
     if not n:
         return Measured(None, "no blocked job under the baselines", traces)
-    count = float((rows["blocked_g8_w31_share"].fillna(0) * rows["blocked_jobs"]).sum() / n)
+    count = float(distinct["wide"].mean())
     time = float((rows["blocked_g8_w31_time_share"].fillna(0) * rows["blocked_s"]).sum()
                  / seconds)
-    text = {"count": f"{fmt(count)} of {int(n)} blocked jobs",
+    text = {"count": f"{fmt(count)} of {n} distinct blocked jobs",
             "time": f"{fmt(time)} of {fmt(float(seconds))} s blocked"}
     other = "time" if by == "count" else "count"
     return Measured(count if by == "count" else time, f"{text[by]} (by {other}: {text[other]})",

@@ -24,6 +24,7 @@ import pandas as pd
 from compass.experiments.comparisons import overall_leads
 from compass.experiments.paper_values import DEFAULT_PATH, PaperValue, stated_values
 from compass.experiments.results import Results
+from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import write_table
 from compass.experiments.verdict.claims import (
     DEFAULT_VARIANT,
@@ -32,13 +33,18 @@ from compass.experiments.verdict.claims import (
     load_margins,
     read_claims,
 )
+from compass.experiments.verdict.judging import assess
 from compass.experiments.verdict.measures import Evidence
-from compass.experiments.verdict.verdicts import assess
 
 PAPER_VS_OURS_TABLE = "paper_vs_ours"
 COLUMNS = ["figure", "group", "metric", "who", "paper", "paper_low", "paper_high", "where",
            "claim", "ours", "ours_low", "ours_high", "ci_low", "ci_high", "n", "difference",
-           "verdict", "note"]
+           "verdict", "note",
+           # the case window ours was measured on ("" outside the case study), the claim's
+           # verdict against the strongest baseline other than FFT, and whether the
+           # SYNTHETIC traces are calibrated to the paper's number (agreement by
+           # construction where it holds)
+           "window", "verdict_without_fft", "calibrated"]
 #: Verdicts under which a claim has measured nothing to set beside the paper's number.
 UNMEASURED = ("not measured", "no data")
 
@@ -81,24 +87,44 @@ def _lead(leads: pd.DataFrame | None, v: PaperValue) -> pd.Series | None:
 
 
 def _from_leads(v: PaperValue, lead: pd.Series | None, text: str) -> dict[str, Any]:
-    """The row's measured fields from its leads frame's row (``text``: the claim's reading)."""
+    """The row's measured fields from its leads frame's row (``text``: the claim's reading),
+    with the row's own verdict: the paper states COMPASS-ABS best, so the lead's whole
+    interval above zero holds, below zero differs, else inconclusive (always with fewer than
+    ``MIN_SAMPLES`` samples); the claim's own verdict is in the note."""
     if lead is None:
         return {"note": f"not measured: no {v.leads} lead of {v.metric} on {v.group}"}
+    sign = direction(Interval(lead["lead"], lead["ci_low"], lead["ci_high"], int(lead["n"])))
+    own = ("inconclusive" if int(lead["n"]) < MIN_SAMPLES else
+           {"ahead": "holds", "behind": "differs"}.get(sign, "inconclusive"))
     return {"ours": lead["lead"], "ci_low": lead["ci_low"], "ci_high": lead["ci_high"],
             "n": lead["n"], "difference": difference(lead["lead"], lead["lead"], v.low, v.high),
+            "verdict": own,
             "note": f"lead over the strongest baseline, re-chosen in each resample "
                     f"({lead['strongest_baseline']} in the point estimate; {v.leads} leads); "
-                    f"the claim {v.claim}: {text}"}
+                    f"this row's own verdict (sign of the lead); the claim {v.claim}: "
+                    f"{text}"}
+
+
+def _calibrated(claim: pd.Series, calibrated: bool) -> str:
+    """Whether a calibrated claim agrees by construction ("" for one that is not)."""
+    if not calibrated or "SYNTHETIC" not in str(claim["data"]):
+        return ""
+    return ("by construction" if claim["verdict"] == "holds" else
+            f"calibrated to it, yet {claim['verdict']}")
 
 
 def _row(v: PaperValue, claim: pd.Series | None, value: Any,
-         lead: pd.Series | None = None) -> dict[str, Any]:
+         lead: pd.Series | None = None, window: str = "", calibrated: bool = False
+         ) -> dict[str, Any]:
     row = {"figure": v.figure, "group": "" if v.group is None else str(v.group),
            "metric": v.metric, "who": v.who, "paper": v.text(), "paper_low": v.low,
            "paper_high": v.high, "where": v.where, "claim": v.claim, "ours": math.nan,
            "ours_low": math.nan, "ours_high": math.nan, "ci_low": math.nan,
            "ci_high": math.nan, "n": math.nan, "difference": math.nan, "verdict": "",
-           "note": ""}
+           "note": "", "window": window, "verdict_without_fft": "", "calibrated": ""}
+    if claim is not None:
+        row["verdict_without_fft"] = claim.get("verdict_without_fft", "") or ""
+        row["calibrated"] = _calibrated(claim, calibrated)
     if claim is None:
         row["note"] = ("not measured: no claim of paper/claims.yaml measures it" if not v.claim
                        else f"not measured: claim {v.claim} is not in the claims table")
@@ -128,17 +154,22 @@ def _row(v: PaperValue, claim: pd.Series | None, value: Any,
 
 def paper_vs_ours(stated: Sequence[PaperValue], claims: pd.DataFrame,
                   values: Mapping[str, Any],
-                  leads: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+                  leads: Mapping[str, pd.DataFrame] | None = None,
+                  windows: Mapping[str, str] | None = None,
+                  calibrated: Sequence[str] = ()) -> pd.DataFrame:
     """One row per stated value (``COLUMNS``): ``claims`` is claims.csv (its default rows give
     each claim's verdict, scalar value, interval and n); ``values`` holds, per claim id, the
     measured value where claims.csv has no scalar (a list, indexed by ``PaperValue.part``, or
     a (low, high) range). Ours is in the paper's unit (the claim's value divided by
     ``PaperValue.scale``). ``leads`` holds, per name, the leads frame that measures the
-    values naming it (``PaperValue.leads``), with its grouping column named ``group``."""
+    values naming it (``PaperValue.leads``), with its grouping column named ``group``;
+    ``windows`` the case window each case claim's value was measured on; ``calibrated`` the
+    claims whose number the SYNTHETIC traces are fitted to."""
     default = claims[claims["variant"] == DEFAULT_VARIANT].set_index("id")
-    leads = leads or {}
+    leads, windows = leads or {}, windows or {}
     rows = [_row(v, default.loc[v.claim] if v.claim in default.index else None,
-                 values.get(v.claim), _lead(leads.get(v.leads), v) if v.leads else None)
+                 values.get(v.claim), _lead(leads.get(v.leads), v) if v.leads else None,
+                 windows.get(v.claim, ""), v.claim in calibrated)
             for v in stated]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -155,11 +186,18 @@ def write_paper_vs_ours(results: str | Path, claims_path: str | Path, tables: st
     named = {v.claim for v in stated if v.claim in default.index
              and (v.part is not None or not _finite(default.loc[v.claim, "ours"]))}
     ev = Evidence(res, Path(tables), load_margins(claims_path))
-    values = {c.id: assess(c, ev)[0].value for c in load_claims(claims_path)
+    claims = load_claims(claims_path)
+    values = {c.id: assess(c, ev)[0].value for c in claims
               if c.id in named and c.measure["kind"] not in (*SENSITIVE_KINDS, "not_measured")}
+    windows = {}
+    for c in claims:
+        if c.measure["kind"].startswith("case_") and c.id in {v.claim for v in stated}:
+            shown = assess(c, ev)[0].windows
+            windows[c.id] = shown[0][0] if shown else "none shows the phenomenon"
     leads = ({"overall": overall_leads(res).rename(columns={"trace": "group"})}
              if any(v.leads == "overall" for v in stated) else {})
-    table = paper_vs_ours(stated, frame, values, leads)
+    table = paper_vs_ours(stated, frame, values, leads, windows,
+                          [c.id for c in claims if c.calibrated])
     return write_table(table, tables, PAPER_VS_OURS_TABLE, "Every number the paper states for "
                        f"Figs. 1-7 and Tables 1-3 beside ours ({res.label()})")
 

@@ -22,11 +22,13 @@ import pandas as pd
 from compass.experiments.case_study import CaseStudy
 from compass.experiments.comparisons import overall_leads
 from compass.experiments.config import PAPER_SCHEDULERS
+from compass.experiments.failed_schedulers import dead_section
 from compass.experiments.layout import NOTEBOOKS
 from compass.experiments.ranking import RANKING_TABLE, ranking_summary
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES
 from compass.experiments.tables import markdown
+from compass.experiments.verdict.answers import answers, breakeven_section, otherwise_missed
 from compass.experiments.verdict.claims import (
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
@@ -110,9 +112,14 @@ def _report_rows(frame: pd.DataFrame, figures: Path, tables: Path,
         if r.explained_by:
             text += f"; explained by: {r.explained_by}"
         stems = [s for s in r.shown_in.split(";") if s]
+        five = r.verdict_without_fft or "-"
+        if five != "-" and pd.notna(r.lead_without_fft):
+            five += (f": {fmt(r.lead_without_fft)} [{fmt(r.ci_low_without_fft)}, "
+                     f"{fmt(r.ci_high_without_fft)}]")
         rows.append({"id": r.id, "section": r.section, "claim": r.statement,
                      "paper": r.paper, "ours": r.ours_text, "data": r.data or "-",
-                     "verdict": text, "shown in": _links(stems, figures, tables, report_dir)})
+                     "verdict": text, "without FFT": five,
+                     "shown in": _links(stems, figures, tables, report_dir)})
     return rows
 
 
@@ -121,7 +128,7 @@ LEVEL_KINDS = ("reference_range", "baseline_range", "reference_min")
 
 
 def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
-              real: Sequence[str]) -> list[str]:
+              real: Sequence[str], tables: Path) -> list[str]:
     """"What we found": plain lines computed from claims.csv and the runs (never typed by
     hand): the data, the verdicts, the real-data comparisons first (``real``: the studies'), where
     COMPASS-ABS's leads stand (signed) and how far the paper's margins are, its AFR leads,
@@ -131,7 +138,8 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
     leads = frame[frame["direction"] != ""]
     counts = frame["verdict"].value_counts()
     synthetic = any(t.origin == "synthetic" for t in res.traces.values())
-    lines = ["## What we found", "",
+    lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table, tables),
+             "**Details.**", "",
              f"- Data: {res.label()}. " + ("Every comparison is between schedulers on the "
                                            "SYNTHETIC stand-ins, not on the paper's traces."
                                            if synthetic else "Real traces."),
@@ -336,20 +344,26 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
     counts = frame["verdict"].value_counts()
     columns = list(rows[0])
     inputs = ReportInputs(res, table, Path(tables), out)
-    lines = [*_header(res), *_findings(table, res, claims, _studies("real data", inputs))[:-1],
+    lines = [*_header(res), *dead_section(res),
+             *_findings(table, res, claims, _studies("real data", inputs), Path(tables))[:-1],
              *_studies("findings", inputs), "", "## Summary", "",
              ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
              + f" ({len(frame)} claims).", "",
              "Leads are paired over the samples (every sample replays the same jobs under "
              "every scheduler) and given with their 95 % bootstrap interval, the number of "
-             "samples n and their size relative to the strongest baseline. A verdict is "
-             "*holds* when the whole interval satisfies the paper's claim, *tie* when it lies "
-             "inside the comparison's practical-equivalence margin (paper/claims.yaml, "
-             "`margins`), *differs* when none of it satisfies the claim, *inconclusive* when "
-             f"it admits both readings or rests on fewer than {MIN_SAMPLES} samples; a "
-             "case-study claim is *not applicable* when no window shows "
-             "fragmentation-induced blocking under the baselines. Values without an interval "
-             "are judged as they are. Every value is in "
+             "samples n and their size relative to the strongest baseline. A comparison's "
+             "sign is decided first: a lead whose whole interval is below zero *differs* (a "
+             "loss); only one that spans zero can be a *tie*, when it lies inside the "
+             "comparison's margin, at most a quarter of the paper's smallest lead for the "
+             "metric (paper/claims.yaml, `margins`). Then a verdict is *holds* when the whole "
+             "interval satisfies the paper's claim, *differs* when none of it does, "
+             f"*inconclusive* when it admits both readings or rests on fewer than {MIN_SAMPLES} "
+             "samples; a claim is *not applicable*, with the reason, when the data hold "
+             "nothing to test (no window with fragmentation-induced blocking under the "
+             "baselines, no event of the kind, COMPASS-ABS passing the same check). The "
+             "column *without FFT* judges each comparison again against the strongest of the "
+             "five other baselines (leads_by_baseline.csv: against each alone). Values "
+             "without an interval are judged as they are. Every value is in "
              f"[{CLAIMS_TABLE}.csv]"
              f"({relative_link(Path(tables) / f'{CLAIMS_TABLE}.csv', out)}).",
              ""]
@@ -362,6 +376,8 @@ def write_report(results: str | Path, claims_path: str | Path | Sequence[str | P
               *_paper_beside_ours(Path(tables), out), *_studies("beside the paper", inputs),
               *_ranking_section(Path(tables), out),
               *_windows_section(res, claims), *_sensitivity(table, res),
+              *breakeven_section(Path(tables), Path(figures),
+                                 lambda path: relative_link(path, out)),
               "## Known deviations", ""]
     lines += [f"- **{d['id']}**: {d.get('title', '')}. {d.get('text', '')}"
               + (f" (claims: {', '.join(d['claims'])})" if d.get("claims") else "")

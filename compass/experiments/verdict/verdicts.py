@@ -7,80 +7,44 @@ names the baseline variants under which its verdict changes (``explained_by``)."
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from compass.experiments.gap import write_gap
 from compass.experiments.layout import notebook_products
 from compass.experiments.results import Results
 from compass.experiments.stats import MIN_SAMPLES, Interval, direction
 from compass.experiments.tables import write_table
+from compass.experiments.verdict.by_baseline import (
+    BY_BASELINE_TABLE,
+    WITHOUT_FFT_COLUMNS,
+    by_baseline,
+    without_fft,
+)
 from compass.experiments.verdict.claims import (
     CLAIM_COLUMNS,
     CLAIMS_TABLE,
     DEFAULT_VARIANT,
-    PAPER_LEAD,
     SENSITIVE_KINDS,
     Claim,
-    Margin,
     Measured,
-    Verdict,
-    judge,
     load_claims,
     load_deviations,
     load_margins,
     read_claims,
 )
-from compass.experiments.verdict.measures import Evidence, measure_function
+from compass.experiments.verdict.judging import assess
+from compass.experiments.verdict.measures import Evidence
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
 __all__ = ("claims_shown",)
 
 
-def assess(claim: Claim, ev: Evidence) -> tuple[Measured, Verdict]:
-    """Measure one claim and judge it."""
-    args = {k: v for k, v in claim.measure.items() if k != "kind"}
-    measured = measure_function(claim.measure["kind"])(ev, **args)
-    if claim.measure["kind"] == "not_measured":
-        return measured, Verdict("not measured", measured.text)
-    if measured.windows is not None:
-        return measured, _judge_windows(claim, measured)
-    if measured.value is None:
-        return measured, Verdict("no data", measured.text)
-    margin = None if measured.margin is None else _margin(claim, measured, ev.margins)
-    return measured, judge(claim.check, measured.value, claim.unit, measured.interval, margin)
-
-
-def _margin(claim: Claim, measured: Measured, margins: Mapping[str, Margin]) -> float | None:
-    """A comparison's margin: the metric's (``Measured.margin``), for a lead claim with a
-    stated paper lead at most the ``PAPER_LEAD`` share of it (the paper's scale)."""
-    paper = float(claim.check.get("at_least", 0.0))
-    if measured.margin is None or paper <= 0 or PAPER_LEAD not in margins:
-        return measured.margin
-    return min(measured.margin, margins[PAPER_LEAD].size(paper))
-
-
-def _judge_windows(claim: Claim, measured: Measured) -> Verdict:
-    """A case-study claim's verdict over the windows that show the phenomenon: "not
-    applicable" with none, their common verdict when they agree, else "inconclusive" with
-    each window's reading."""
-    if not measured.windows:
-        return Verdict("not applicable", "no replayed window shows fragmentation-induced "
-                       "blocking under the baselines")
-    each = [(name, Verdict("no data", m.text) if m.value is None
-             else judge(claim.check, m.value, claim.unit)) for name, m in measured.windows]
-    readings = "; ".join(f"{name}: {v.status}" + (f" ({v.detail})" if v.detail else "")
-                         for name, v in each)
-    statuses = {v.status for _, v in each}
-    if len(statuses) == 1:
-        return Verdict(statuses.pop(), readings)
-    return Verdict("inconclusive", f"the windows disagree: {readings}")
-
-
-def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
+def _data_label(res: Results, measured: Measured, claim: Claim, status: str) -> str:
     if not measured.traces:
         return "-"
     labels = [res.traces[t].label for t in measured.traces if t in res.traces]
@@ -88,7 +52,9 @@ def _data_label(res: Results, measured: Measured, claim: Claim) -> str:
     synthetic = any(res.traces[t].origin == "synthetic" for t in measured.traces
                     if t in res.traces)
     if claim.calibrated and synthetic:
-        text += " (calibrated to this number: agreement by construction)"
+        text += (" (calibrated to this number: agreement by construction)"
+                 if status == "holds" else
+                 f" (calibrated to this number, yet: {status})")
     return text
 
 
@@ -141,7 +107,7 @@ def claims_table(claims: list[Claim], ev: Evidence, deviations: list[dict[str, A
             "unit": claim.unit, "verdict": verdict.status, "detail": verdict.detail,
             "direction": _direction(iv) if claim.measure["kind"] == "lead" else "",
             "ours_text": measured.text if shown else "-",
-            "data": _data_label(ev.res, measured, claim), "variant": variant,
+            "data": _data_label(ev.res, measured, claim, verdict.status), "variant": variant,
             "deviation": marked.get(claim.id, ""), "explained_by": "",
             "shown_in": ";".join(claim.evidence),
         })
@@ -153,7 +119,10 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
     """Measure every claim on a results folder into paper/tables/claims.csv (and .md), then
     the comparisons (``SENSITIVE_KINDS``) again under each sensitivity variant: the same
     samples with one baseline's runs replaced by its variant's (rows with that
-    ``variant``; they never change a default row's verdict)."""
+    ``variant``; they never change a default row's verdict). The comparisons are judged
+    again against the strongest baseline other than FFT (the ``*_without_fft`` columns)
+    and against each baseline alone (paper/tables/leads_by_baseline.csv); where the AJCT
+    gap comes from is paper/tables/gap_decomposition.csv (``gap``)."""
     res, claims = Results.load(results), load_claims(claims_path)
     deviations, margins = load_deviations(deviations_path), load_margins(claims_path)
     sensitive = [c for c in claims if c.measure["kind"] in SENSITIVE_KINDS]
@@ -162,9 +131,27 @@ def write_claims(results: str | Path, claims_path: str | Path | Sequence[str | P
                                                           margins), deviations, v)
                          for v in res.config.variants)],
                       ignore_index=True)
-    frame = _attribute(frame)
-    return write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
-                       f"value and its verdict ({res.label()})")
+    frame = _with_without_fft(_attribute(frame),
+                              without_fft(claims, res, Path(tables), margins))
+    written = write_table(frame, tables, CLAIMS_TABLE, "Every claim of the paper beside our "
+                          f"value and its verdict ({res.label()})")
+    return written + write_gap(res, tables) + write_table(
+        by_baseline(claims, res, Path(tables), margins), tables, BY_BASELINE_TABLE,
+        "COMPASS-ABS against each baseline alone: per lead claim its paired lead and "
+        "verdict, per cell of a win-count claim its paired lead and class (sign first, then "
+        f"the margin; paper/claims.yaml). {res.label()}")
+
+
+def _with_without_fft(frame: pd.DataFrame, others: pd.DataFrame) -> pd.DataFrame:
+    """The claims table with ``WITHOUT_FFT_COLUMNS`` filled on the default rows."""
+    frame = frame.copy()
+    default = frame["variant"] == DEFAULT_VARIANT
+    by_id = others.set_index("id")
+    frame["verdict_without_fft"] = ""
+    for column in WITHOUT_FFT_COLUMNS:
+        frame.loc[default, column] = frame.loc[default, "id"].map(by_id[column])
+    frame["verdict_without_fft"] = frame["verdict_without_fft"].fillna("")
+    return frame
 
 
 def claims_shown(tables: str | Path, notebook: str) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER, top1
-from compass.experiments.stats import LEVEL
+from compass.experiments.stats import LEVEL, Interval
 from compass.experiments.studies.openb.config import LABEL, REPLAY_METRICS, OpenbConfig
 from compass.experiments.studies.openb.results import OpenbResults
 from compass.experiments.verdict.claims import Measured, fmt
@@ -61,9 +61,10 @@ def _replay_lead(ev: Any, metric: str) -> Measured:
     row = res.replay_leads().set_index("measure").loc[metric]
     if not np.isfinite(row["low"]):
         return _measured(None, f"fewer than two busy days with a {metric} value")
-    return _measured((float(row["low"]), float(row["high"])),
-                     f"lead {_fmt(row['lead'])} ({LEVEL:.0%} interval {_fmt(row['low'])} to "
-                     f"{_fmt(row['high'])}; vs {row['strongest_baseline']}, {row['n']} busy days)")
+    interval = Interval(float(row["lead"]), float(row["low"]), float(row["high"]), int(row["n"]))
+    return Measured(interval.value, f"{LABEL}: lead {_fmt(row['lead'])} ({LEVEL:.0%} "
+                    f"interval {_fmt(row['low'])} to {_fmt(row['high'])}; vs "
+                    f"{row['strongest_baseline']}, {row['n']} busy days)", interval=interval)
 
 
 def _sif_bound(ev: Any, experiment: str) -> Measured:

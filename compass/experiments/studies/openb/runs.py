@@ -55,17 +55,6 @@ from compass.traces.formats.alibaba_openb import load_alibaba_openb, load_alibab
 from compass.traces.ingest import LoadReport
 
 
-def busy_window(frame: pd.DataFrame, min_pods: int) -> W.Window:
-    """Days from the first to the last with at least ``min_pods`` submissions."""
-    day = np.floor(frame["submit_time"].to_numpy() / W.DAY_SECONDS).astype(np.int64)
-    days, counts = np.unique(day, return_counts=True)
-    busy = days[counts >= min_pods]
-    if busy.size == 0:
-        raise ValueError(f"no day has {min_pods} or more submissions; lower min_pods")
-    first, last = int(busy[0]), int(busy[-1])
-    return W.Window(first * W.DAY_SECONDS, (last + 1) * W.DAY_SECONDS, first)
-
-
 def _day_rows(result: Any, days: range) -> list[dict[str, Any]]:
     tl, jobs = result.timeline, result.jobs
     peak = peak_mask(tl)
@@ -87,7 +76,7 @@ def replay(cfg: OpenbConfig, log: Callable[[str], None] = print
     and scheduler, what was replayed: drop report, busy window, cluster size)."""
     spec = cfg.replay
     frame, report = load_alibaba_openb(spec.path, fractional=spec.fractional)
-    window = busy_window(frame, spec.min_pods)
+    window = W.busy_window(frame, spec.min_pods)
     size = W.cluster_size(frame, spec.eta, within=window)
     first, last = int(window.start // W.DAY_SECONDS), int(window.end // W.DAY_SECONDS) - 1
     meta = {"label": LABEL, "path": spec.path, "eta": spec.eta, "min_pods": spec.min_pods,

@@ -23,6 +23,7 @@ import pandas as pd
 import yaml
 
 from compass.experiments.case_study import CaseStudy
+from compass.experiments.comparisons import eta_runs
 from compass.experiments.composition import composition_runs
 from compass.experiments.results import Results
 from compass.experiments.stats import wilson
@@ -150,13 +151,17 @@ def _text(value: float | tuple[float, float] | None) -> str:
 
 
 def measure(q: RegimeQuantity, runs: pd.DataFrame, composition: pd.DataFrame,
-            case: pd.DataFrame | None) -> QuantityValue | None:
-    """Our value of ``q`` from the runs, the composition runs and the case summary (None
-    where the results hold nothing to measure it on)."""
+            case: pd.DataFrame | None, sweep: pd.DataFrame | None = None
+            ) -> QuantityValue | None:
+    """Our value of ``q`` from the runs, the composition runs, the case summary and the eta
+    sweep's runs (``sweep``: an eta floor is measured on the runs the claims measure it on,
+    so that one quantity has one number; None: every run); None where the results hold
+    nothing to measure it on."""
     if q.measure == "composition_band":
         return composition_band(composition, q.members, q.metric) if len(composition) else None
     if q.measure == "eta_floor":
-        mine = runs[runs["trace"] == q.trace]
+        mine = (runs if sweep is None else sweep)
+        mine = mine[mine["trace"] == q.trace]
         return eta_floor(mine, q.members, q.metric) if len(mine) else None
     if q.measure == "case_band":
         if case is None or not (case["window"] == CASE_WINDOW).any():
@@ -168,11 +173,12 @@ def measure(q: RegimeQuantity, runs: pd.DataFrame, composition: pd.DataFrame,
 
 
 def regime_rows(quantities: Sequence[RegimeQuantity], runs: pd.DataFrame,
-                composition: pd.DataFrame, case: pd.DataFrame | None) -> pd.DataFrame:
+                composition: pd.DataFrame, case: pd.DataFrame | None,
+                sweep: pd.DataFrame | None = None) -> pd.DataFrame:
     """The regime table: per quantity the paper's value and ours (TABLE_COLUMNS)."""
     rows = []
     for q in quantities:
-        got = measure(q, runs, composition, case)
+        got = measure(q, runs, composition, case, sweep)
         rows.append({
             "id": q.id, "trace": q.trace, "quantity": q.quantity, "role": q.role,
             "paper": _text(q.paper),
@@ -188,7 +194,7 @@ def regime_table(res: Results, quantities: Sequence[RegimeQuantity],
     """The regime table of a results folder (its completed runs, the composition runs of
     Fig. 3, and the case study's summary when one was run)."""
     return regime_rows(quantities, res.ok, composition_runs(res),
-                       case.summary() if case is not None else None)
+                       case.summary() if case is not None else None, eta_runs(res))
 
 
 def before_after(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:

@@ -5,11 +5,17 @@ section "The operating regime" (``operating``) and the section "On the paper's r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from compass.experiments.studies.regime.config import claims_stem, regime_slug
 from compass.experiments.studies.regime.operating import REGIME_TABLE
-from compass.experiments.studies.regime.sensitivity import read_regime_claims, reading
+from compass.experiments.studies.regime.sensitivity import (
+    NOT_REJUDGED,
+    read_regime_claims,
+    reading,
+)
 from compass.experiments.verdict.claims import DEFAULT_VARIANT
 from compass.experiments.verdict.registry import ReportInputs, report_section
 from compass.experiments.verdict.report import relative_link, table_cell
@@ -35,8 +41,6 @@ def regime_table_section(inputs: ReportInputs) -> list[str]:
             "the claim, never a target of the traces' calibration.", "",
             "| trace | quantity | role | paper | ours | interval | n |", "|---" * 7 + "|",
             *rows, ""]
-
-
 
 
 @report_section("findings")
@@ -66,6 +70,13 @@ def _on_the_papers_regime(inputs: ReportInputs) -> tuple[list[str], list[str]]:
         theirs = read_regime_claims(tables, name)
         if theirs is None:
             continue
+        changed = [(r.id, mine.at[r.id, "verdict"], r.verdict) for r in theirs.itertuples()
+                   if r.id in mine.index and r.verdict != mine.at[r.id, "verdict"]
+                   and r.verdict != NOT_REJUDGED]
+        found.append(f"- On the paper's regime (`{name}`), {len(changed)} of "
+                     f"{int((theirs['verdict'] != NOT_REJUDGED).sum())} re-judged verdicts "
+                     "change" + (": " + ", ".join(f"`{i}` {a} -> {b}" for i, a, b in changed)
+                                 if changed else "") + ". " + _regime_reached(tables, name))
         found += [f"- On the paper's regime, {r.line(name)}" for r in reading(main, theirs)]
         data = next((d for d in theirs["data"] if d not in ("", "-")), "-")
         path = tables / f"{claims_stem(name)}.csv"
@@ -88,3 +99,34 @@ def _on_the_papers_regime(inputs: ReportInputs) -> tuple[list[str], list[str]]:
                    "closes there is the data's, one that stays the scheduler's. This never "
                    "changes a main verdict; the case study, which replays one day's window, "
                    "is not re-judged.", "", *section]
+
+
+def _regime_reached(tables: Path, name: str) -> str:
+    """Whether a regime's baselines reached the paper's regime: of regime.csv's quantities
+    with a paper band (role ``regime``), how many of the regime's values fall inside it."""
+    path = tables / f"{REGIME_TABLE}.csv"
+    column = f"ours_{regime_slug(name)}"
+    if not path.is_file():
+        return ""
+    table = pd.read_csv(path, keep_default_na=False)
+    if column not in table:
+        return ""
+    rows = table[table["role"] == "regime"]
+    inside = [r.id for r in rows.itertuples() if _inside(getattr(r, column), r.paper)]
+    return (f"Whether the regime was reached: {len(inside)} of {len(rows)} of the paper's "
+            "stated baseline quantities overlap the paper's value there"
+            + (f" ({', '.join(inside)})" if inside else "") + " (regime.csv).")
+
+
+def _inside(ours: str, paper: str) -> bool:
+    """Whether a regime.csv value ("[a, b]" or "a") overlaps the paper's ("[a, b]" or
+    "a"); False where either is not a number."""
+    def band(text: str) -> tuple[float, float] | None:
+        try:
+            values = [float(x) for x in str(text).strip("[] ").split(",")]
+        except ValueError:
+            return None
+        return min(values), max(values)
+    mine, theirs = band(ours), band(paper)
+    return (mine is not None and theirs is not None and mine[0] <= theirs[1]
+            and theirs[0] <= mine[1])
