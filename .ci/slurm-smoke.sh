@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SELF=$PWD/.ci/slurm-smoke.sh
-VENV=$(realpath "$1") OUT=$(realpath -m "$2") REFERENCE=$(realpath "$3")
+VENV=$(realpath "$1") OUT=$(realpath -m "$2") REFERENCE=$(realpath -m "$3")
 shift 3
 STATE=/tmp/compass-slurm  # SLURM's state, logs and job record (jobs.txt)
 PLUGINS=(snakemake-executor-plugin-slurm==2.8.0 snakemake-executor-plugin-cluster-generic==1.0.9)
