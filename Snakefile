@@ -63,9 +63,12 @@ onerror:
 
 
 onsuccess:
-    # with the fingerprint of the plan it ran (its steps from the log) and its verdict counts
+    # with the fingerprint of the plan it ran (its steps from the log) and its verdict counts;
+    # the cores of a local run, none where an executor submits the jobs (no --cores: there
+    # workflow.cores raises, which failed every SLURM run at its end)
     VERDICTS = run_verdicts(PLAN.tables)
-    COST.write(L.root / COST_FILE, PLAN.config.profile, workflow.cores, BASE,
+    COST.write(L.root / COST_FILE, PLAN.config.profile,
+               workflow.cores if workflow.local_exec else None, BASE,
                fingerprint(PLAN.config, steps_done(log)), VERDICTS,
                [L.root, PLAN.figures, PLAN.tables], VERDICTS and verdict_text(VERDICTS))
 

@@ -75,7 +75,7 @@ class RunCost:
     load_start: tuple[float, float, float] = field(default_factory=os.getloadavg)
     date: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
-    def record(self, profile: str, cores: int, repository: Path, plan: str | None = None,
+    def record(self, profile: str, cores: int | None, repository: Path, plan: str | None = None,
                verdicts: Mapping[str, int] | None = None, outputs: Sequence[Path] = (),
                verdicts_text: str | None = None) -> dict[str, Any]:
         """The run's cost until now, with the fingerprint of its plan, the report's verdict
@@ -100,7 +100,7 @@ class RunCost:
             "disk_mb": round(sum(disk_bytes(f) for f in dict.fromkeys(outputs)) / 2**20),
         }
 
-    def write(self, path: Path, profile: str, cores: int, repository: Path,
+    def write(self, path: Path, profile: str, cores: int | None, repository: Path,
               plan: str | None = None, verdicts: Mapping[str, int] | None = None,
               outputs: Sequence[Path] = (), verdicts_text: str | None = None) -> dict[str, Any]:
         """Write the record to ``path`` (JSON) and return it."""

@@ -16,6 +16,9 @@ rule fetch_venus:
     params:
         python=sys.executable,
     localrule: True
+    resources:
+        mem_mb=1000,
+        runtime=60,
     shell:
         "{params.python} -m compass.cli trace fetch venus 2> {log}"
 
@@ -30,5 +33,8 @@ rule fetch_gfs:
     params:
         python=sys.executable,
     localrule: True
+    resources:
+        mem_mb=1000,
+        runtime=60,
     shell:
         "{params.python} -m compass.cli trace fetch gfs 2> {log}"

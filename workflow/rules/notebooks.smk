@@ -38,6 +38,8 @@ for _name in NOTEBOOKS:
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
+            mem_mb=4000,
+            runtime=60,
         shell:
             # the kernel runs in the notebook's folder: it imports this checkout's compass
             "PYTHONPATH={params.root}${{PYTHONPATH:+:$PYTHONPATH}} "
@@ -64,5 +66,8 @@ rule table1:
         caption=lambda wc: "Table 1: per-class instance share over each trace's span. "
         + "; ".join(t.label for t in PLAN.traces.values()),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/table1.py"

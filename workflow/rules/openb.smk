@@ -25,6 +25,9 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
             part="replay",
             out=lambda wc, output: folder(output[0]),
             table_format=L.table_format,
+        resources:
+            mem_mb=4000,
+            runtime=60,
         script:
             "../scripts/openb.py"
 
@@ -42,6 +45,9 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
             part="packing",
             out=lambda wc, output: folder(output[0]),
             table_format=L.table_format,
+        resources:
+            mem_mb=4000,
+            runtime=60,
         script:
             "../scripts/openb.py"
 
@@ -72,6 +78,8 @@ if OPENB is not None:  # workflow/rules/common.smk: OPENB and its files
         localrule: True
         resources:
             notebook=1,  # at most profiles/default's limit of kernels at once
+            mem_mb=4000,
+            runtime=60,
         shell:
             # the kernel runs in the notebook's folder: it imports this checkout's compass
             "PYTHONPATH={params.root}${{PYTHONPATH:+:$PYTHONPATH}} "

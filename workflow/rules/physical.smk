@@ -22,5 +22,8 @@ if PHYSICAL is not None:
             trace=PLAN.physical_trace_json(),
             seed=PLAN.config.seed,
         threads: workflow.cores
+        resources:
+            mem_mb=8000,
+            runtime=240,
         script:
             "../scripts/physical.py"

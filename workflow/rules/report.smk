@@ -70,6 +70,9 @@ rule claims:
         results=lambda wc, input: folder(input.config),
         tables=lambda wc, output: folder(output[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/claims.py"
 
@@ -93,6 +96,9 @@ if BREAKEVEN_FILES:
             tables=lambda wc, output: folder(output[0]),
             figures=lambda wc, output: folder(output[-1]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/fft_breakeven.py"
 
@@ -113,6 +119,9 @@ if EXTENSION_FILES:
             results=lambda wc, input: folder(input.config),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/extension_leads.py"
 
@@ -133,6 +142,9 @@ if PLUGIN_FILES:
             results=lambda wc, input: folder(input.config),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/plugin_leads.py"
 
@@ -160,6 +172,9 @@ for _regime, _regime_plan in REGIME_PLANS.items():
             results=lambda wc, input: folder(input.config),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/regime_claims.py"
 
@@ -188,6 +203,9 @@ rule regime:
             dict(zip(REGIME_PLANS, (folder(c) for c in input.regime_configs)))
         ),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/regime.py"
 
@@ -235,6 +253,9 @@ rule baseline_ranking:
         results=lambda wc, input: folder(input.config),
         tables=lambda wc, output: folder(output[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/baseline_ranking.py"
 
@@ -270,5 +291,8 @@ rule report:
         figures=lambda wc, input: folder(input.figures[0]),
         tables=lambda wc, input: folder(input.table[0]),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/report.py"

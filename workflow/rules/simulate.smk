@@ -29,6 +29,9 @@ rule config_json:
         # a function: the profile's free text (e.g. "{0.85, 0.90}") is no wildcard pattern
         record=lambda wc: dump(PLANS[wc.root].record()),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/write_config.py"
 
@@ -46,6 +49,9 @@ rule canonical_trace:
     params:
         trace=lambda wc: PLAN.trace_json(wc.trace),
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/canonical_trace.py"
 
@@ -68,6 +74,9 @@ rule day_table:
         seed=lambda wc: PLANS[wc.root].config.seed,
         demand=lambda wc: PLANS[wc.root].config.run.demand,
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/day_table.py"
 
@@ -141,6 +150,9 @@ rule collect_runs:
     wildcard_constraints:
         root=ROOTS,
     localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/collect_runs.py"
 
