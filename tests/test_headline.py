@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+import yaml
 from claims_rows import claims_table
 
+from compass.experiments.config import parse_config
+from compass.experiments.data import resolve_trace
 from compass.experiments.verdict.claims import VERDICTS
 from compass.experiments.verdict.headline import (
     COLUMNS,
@@ -21,6 +25,9 @@ from compass.experiments.verdict.headline import (
     verdict_text,
 )
 from compass.experiments.verdict.html_report import write_html
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "config" / "quick.yaml"
 
 
 @pytest.mark.parametrize("text, plain", [
@@ -51,8 +58,10 @@ def test_the_data_column_reads_the_origin_from_the_run():
     assert {by_id[i] for i in tested if i.startswith("openb-")} == {"REAL"}
     assert by_id[next(i for i in tested if i.startswith("table1-"))] == "by construction"
     assert {by_id[i] for i in verdicts.index if i not in tested} == {"not tested"}
-    real_venus = {**frame.iloc[10].to_dict(), "data": "REAL venus (Helios)", "verdict": "holds"}
-    assert origin(real_venus) == "REAL"  # venus from the real trace: read, not assumed
+    # venus from the real trace, under the label the run writes: read, not assumed
+    venus = resolve_trace(parse_config(yaml.safe_load(QUICK.read_text())).traces["venus"], ROOT)
+    real_venus = {**frame.iloc[10].to_dict(), "data": venus.label, "verdict": "holds"}
+    assert venus.origin == "real" and origin(real_venus) == "REAL"
 
 
 def test_the_markdown_headline_explains_every_term_once():

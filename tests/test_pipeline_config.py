@@ -175,7 +175,7 @@ def test_a_real_trace_is_used_when_present(tmp_path):
     cfg = parse_config({**profile("full"), "trust_local": True})
     gfs = resolve_trace(cfg.traces["gfs"], tmp_path)
     assert gfs.origin == "real" and gfs.note.startswith("UNVERIFIED")
-    assert gfs.label == "real gfs (data/raw/gfs/job_info_df.csv, unverified local file)"
+    assert gfs.label == "REAL gfs (data/raw/gfs/job_info_df.csv, unverified local file)"
     assert gfs.days == (0, 110)  # the days of the sample that have jobs (backlog dropped)
     venus = resolve_trace(cfg.traces["venus"], tmp_path)
     assert venus.origin == "synthetic" and "FALLBACK" in venus.note
@@ -193,7 +193,7 @@ def test_quick_medium_and_full_replay_the_real_venus_jobs():
         traces = {n: resolve_trace(s, ROOT) for n, s in cfg.traces.items()}
         venus = traces["venus"]
         assert venus.origin == "real" and venus.note is None and venus.source_index == 1
-        assert venus.label == ("real venus (data/mystous_gpu_scheduler/helios_trace.csv.gz; "
+        assert venus.label == ("REAL venus (data/mystous_gpu_scheduler/helios_trace.csv.gz; "
                                "derived: durations clamped at 48 h)")
         assert cfg.sample_seeds(venus) == (0,) and traces["gfs"].origin == "synthetic"
         assert venus.days == days.get(name, venus.days)

@@ -164,7 +164,7 @@ def test_trust_local_labels_every_product_unverified(tmp_path, published, monkey
     plan = make_plan(quick(trust_local=True), tmp_path)
     gfs = plan.traces["gfs"]
     assert gfs.origin == "real" and gfs.unverified
-    assert gfs.label == f"real gfs ({RAW}, unverified local file)"
+    assert gfs.label == f"REAL gfs ({RAW}, unverified local file)"
     assert any(n.startswith("UNVERIFIED: ") and "trust_local: true" in n for n in plan.notes)
     # config.json carries it to the notebooks, tables and report, which print ``label``:
     # figure titles and table captions (Results.label), Table 1's data column, the report
@@ -182,7 +182,7 @@ def test_trust_local_labels_every_product_unverified(tmp_path, published, monkey
 def test_the_published_file_is_labelled_real(tmp_path, published):
     plant(tmp_path)
     gfs = make_plan(quick(), tmp_path).traces["gfs"]
-    assert not gfs.unverified and gfs.note is None and gfs.label == f"real gfs ({RAW})"
+    assert not gfs.unverified and gfs.note is None and gfs.label == f"REAL gfs ({RAW})"
 
 
 def test_a_trace_without_a_published_file_needs_trust_local(tmp_path):

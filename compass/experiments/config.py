@@ -136,13 +136,13 @@ class ResolvedTrace:
 
     @property
     def label(self) -> str:
-        """What every figure, table and the report say about the data (SYNTHETIC or real,
+        """What every figure, table and the report say about the data (SYNTHETIC or REAL,
         and how a derived real table departs from the upstream log)."""
         source = self.source
         if source is not None:
             derived = f"; {source.derived}" if source.derived else ""
             trust = ", unverified local file" if self.unverified else ""
-            return f"real {self.spec.name} ({source.path}{derived}{trust})"
+            return f"REAL {self.spec.name} ({source.path}{derived}{trust})"
         return f"SYNTHETIC {self.spec.synthetic}"
 
     def record(self) -> dict[str, Any]:
