@@ -232,6 +232,9 @@ if STAND_IN_FILES:
             ),
             tables=lambda wc, output: folder(output[0]),
         localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/stand_in.py"
 
