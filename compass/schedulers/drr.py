@@ -65,7 +65,8 @@ class DRR(Scheduler):
     #: the simulator layer trains ``learned`` from these for the cluster (its builder,
     #: ``compass.sim.builders``)
     build_parameters = {"policy": (Literal["best-fit", "learned"], "best-fit"),
-                        "training_trace": (str | None, None)}
+                        "training_trace": (str | None, None),
+                        "policy_config": (dict[str, Any] | None, None)}
 
     def __init__(
         self, *, re_time: float = 3600.0, util_threshold: float = 0.5, re_num: int = 5,
