@@ -176,7 +176,8 @@ def test_the_matcher_is_strict_on_durations_and_counts(line, found):
 @functools.cache
 def todays_plan(profile: str) -> str:
     """The fingerprint of ``profile``'s plan today: its steps from a dry run in an empty
-    folder beside the repository's data/ (skips where the plan has a physical step and the runtime extra is missing)."""
+    folder beside the repository's data/ (skips where the plan has a physical step and the
+    runtime extra is missing)."""
     path = ROOT / "config" / f"{profile}.yaml"
     if yaml.safe_load(path.read_text())["experiments"].get("physical") and not RUNTIME:
         pytest.skip(f"the {profile} profile plans the physical step, which needs the runtime "
