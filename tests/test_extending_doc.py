@@ -93,7 +93,10 @@ def test_recipe_5_a_plugin_through_a_sweep_and_the_pipeline(
 
     from compass.schedulers import PLUGINS_ENV
 
-    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    # the recipe's load_plugins adds its module to the environment, which the later tests'
+    # pipelines inherit: set first, so that monkeypatch restores the variable as it was
+    monkeypatch.setenv(PLUGINS_ENV, "")
+    monkeypatch.delenv(PLUGINS_ENV)
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setitem(sys.modules, "random_fit", None)  # removed again afterwards
     del sys.modules["random_fit"]
