@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 #: Resamples of every bootstrap; the interval's Monte Carlo error is well under its width.
 RESAMPLES = 10_000
@@ -217,6 +216,10 @@ def t_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, floa
     mean = float(x.mean())
     if x.size < 2:
         return mean, math.nan, math.nan
+    # imported here: scipy.stats costs about 0.4 s to import, and every simulate step of the
+    # pipeline loads this module (through compass.experiments) without ever needing it
+    from scipy import stats as scipy_stats
+
     half = float(scipy_stats.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1)
                  / math.sqrt(x.size))
     return mean, mean - half, mean + half
