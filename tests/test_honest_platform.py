@@ -1,4 +1,4 @@
-"""What the platform told its researcher wrongly or not at all (issue 38): each case ran
+"""What the platform told its researcher wrongly or not at all: each case ran
 before without a word, and is checked here against what the run really did."""
 
 from __future__ import annotations

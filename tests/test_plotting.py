@@ -255,7 +255,7 @@ def test_a_line_grid_draws_the_paper_bound_and_names_it_in_its_legend():
     assert labels == ["COMPASS-ABS", "FFT", "paper: stated bound"]
 
 
-# ------------------------------------------------------------ a reviewer's first screen (issue 37)
+# ------------------------------------------------------------ a reviewer's first screen
 def _rgb(hex_colour: str) -> tuple[int, ...]:
     return tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
 
