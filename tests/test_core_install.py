@@ -58,10 +58,18 @@ def _closure(requirements: list[str]) -> set[str]:
     return seen
 
 
+def _plugins() -> set[str]:
+    """The installed distributions that register schedulers (entry point group
+    ``compass.schedulers``): a user's plugins, which a core install may hold beside compass."""
+    return {_norm(point.dist.name) for point in metadata.entry_points(group="compass.schedulers")
+            if point.dist is not None}
+
+
 def outside_core(core: list[str]) -> set[str]:
     """The importable top-level modules of installed distributions outside ``core``'s
-    closure (pip, setuptools and compass itself excepted: a venv has them)."""
-    allowed = _closure(core) | {"compass", "pip", "setuptools"}
+    closure (pip, setuptools, compass itself and its installed plugins excepted: a venv with
+    compass has them)."""
+    allowed = _closure(core) | {"compass", "pip", "setuptools"} | _plugins()
     return {module for module, dists in metadata.packages_distributions().items()
             if not {_norm(d) for d in dists} & allowed}
 

@@ -80,6 +80,13 @@ def test_an_entry_point_adds_the_scheduler(monkeypatch: pytest.MonkeyPatch, valu
     assert result.summary["scheduler"] == "worst-fit" and len(result.jobs) == 60
 
 
+def test_an_entry_point_that_cannot_be_imported_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry.metadata, "entry_points", _entry_points("no_such_plugin_module"))
+    monkeypatch.setattr(registry, "_outside_loaded", False)
+    with pytest.raises(ImportError, match="scheduler plugin 'worst-fit' .*no_such_plugin_module"):
+        registry.load_outside()
+
+
 @given(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([1, 2, 4, 8])), min_size=1,
                 max_size=20))
 def test_worst_fit_places_on_the_emptiest_node(jobs: list[tuple[int, int]]) -> None:

@@ -118,7 +118,12 @@ def load_outside() -> None:
         return
     _outside_loaded = True
     for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        loaded = point.load()
+        try:
+            loaded = point.load()
+        except ImportError as err:
+            dist = point.dist.name if point.dist is not None else "an unknown distribution"
+            raise ImportError(f"the scheduler plugin {point.name!r} ({point.value}, installed "
+                              f"by {dist}) cannot be imported: {err}") from err
         if isinstance(loaded, type) and issubclass(loaded, Scheduler):
             register(loaded)
     for module in os.environ.get(PLUGINS_ENV, "").split(","):
