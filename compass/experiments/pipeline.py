@@ -264,13 +264,35 @@ def simulate_group(sample: RunGroup, batches: Sequence[Sequence[float]],
     return pd.concat(frames, ignore_index=True)
 
 
-def collect_runs(paths: Sequence[str], out: str) -> None:
+def collect_runs(paths: Sequence[str], out: str, borrowed: Sequence[str] = (),
+                 keep: Mapping[str, Any] | None = None) -> None:
     """Rule ``collect``: every batch in one tidy table, rows in batch order (trace, day, eta,
     c, seed; a batch's schedulers in the profile's order), whatever the groups; a scheduler
-    that failed on every run is a warning on the terminal (``failed_schedulers.warn_dead``)."""
-    frame = pd.concat([read_frame(p) for p in paths], ignore_index=True)
+    that failed on every run is a warning on the terminal (``failed_schedulers.warn_dead``).
+    ``borrowed``: another run's parts, of which the rows ``keep`` names are added
+    (``kept_rows``; a sensitivity regime's batches the main run has run already)."""
+    frames = [read_frame(p) for p in paths]
+    if borrowed:
+        frames.append(kept_rows(pd.concat([read_frame(p) for p in borrowed]), keep or {}))
+    frame = pd.concat(frames, ignore_index=True)
     write_frame(frame.sort_values(["trace", "day", "eta", "cost", "seed"], kind="stable"), out)
     warn_dead(frame)  # a scheduler that failed on every run, on the terminal too
+
+
+def kept_rows(frame: pd.DataFrame, keep: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows of ``frame`` whose scheduler is one of ``keep["labels"]`` and whose (day,
+    seed, eta, c) is one of ``keep["batches"][trace]``; ``ValueError`` where a batch named
+    lacks a label's row (the parts read are not the runs the regime was told they hold)."""
+    wanted = pd.DataFrame([(t, *b) for t, batches in keep["batches"].items() for b in batches],
+                          columns=["trace", "day", "seed", "eta", "cost"])
+    labels = list(keep["labels"])
+    key = list(wanted.columns)
+    rows = frame[frame["scheduler"].isin(labels)].merge(
+        wanted.astype(frame[key].dtypes.to_dict()), on=key)
+    if len(rows) != len(wanted) * len(labels):
+        raise ValueError(f"the borrowed parts hold {len(rows)} of the {len(wanted) * len(labels)}"
+                         f" rows of {len(wanted)} batches x {labels}")
+    return rows
 
 
 def case_study(case: Mapping[str, Any], trace: Mapping[str, Any], run: Mapping[str, Any],

@@ -8,10 +8,15 @@ import re
 from compass.experiments.breakeven import sweep_rounds
 from compass.experiments.layout import Layout
 from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
+from compass.experiments.studies.regime.borrowed import BorrowedRuns, borrowed_runs
 
 RUN = dump(PLAN.config.run.record())
 # every plan's results folder: the main one and each regime's (common.smk's REGIME_PLANS)
 PLANS = {str(p.layout.root): p for p in [PLAN, *REGIME_PLANS.values()]}
+# per results folder, the batches its runs table takes from the main run's parts instead of
+# simulating them again (a regime's traces on the main run's own SYNTHETIC kind)
+BORROWED = {root: borrowed_runs(PLAN, p) if p is not PLAN else BorrowedRuns((), (), {})
+            for root, p in PLANS.items()}
 ROOTS = "|".join(re.escape(root) for root in PLANS)
 R = Layout(Path("{root}"), PLAN.layout.table_format)
 
@@ -140,7 +145,9 @@ if BREAKEVEN:
 
 rule collect_runs:
     input:
-        lambda wc: [job.path(PLANS[wc.root].layout) for job in PLANS[wc.root].jobs],
+        own=lambda wc: [job.path(PLANS[wc.root].layout)
+                        for job in BORROWED[wc.root].own_jobs(PLANS[wc.root])],
+        borrowed=lambda wc: BORROWED[wc.root].parts,
     output:
         R.runs,
     conda:
@@ -149,6 +156,8 @@ rule collect_runs:
         R.log("collect_runs"),
     wildcard_constraints:
         root=ROOTS,
+    params:
+        keep=lambda wc: dump(BORROWED[wc.root].keep),
     localrule: True
     resources:
         mem_mb=2000,
