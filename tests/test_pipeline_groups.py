@@ -190,3 +190,21 @@ def test_the_real_venus_plans_group_one_sample_per_real_day(name, groups, size, 
     assert len(p.jobs) == jobs
     venus = [g for g in p.groups if g.trace == "venus"]
     assert len(venus) == len(p.traces["venus"].days) and {g.seed for g in venus} == {0}
+
+
+@pytest.mark.parametrize("name, samples, size", [("smoke", 8 + 6, 1), ("quick", 45 + 3 * 40, 5)])
+def test_a_profile_and_its_regimes_are_sized_together(name, samples, size):
+    """One run simulates a profile and its regimes side by side: their jobs are cut by the
+    samples of all of them (a regime's small samples share a process), each group in one
+    job of its own plan."""
+    from compass.experiments.pipeline import sized_together
+    from compass.experiments.studies.regime.config import regime_plans
+
+    p = plan(name)
+    plans = sized_together([p, *regime_plans(p).values()])
+    assert sum(len(q.groups) for q in plans) == samples and job_size(samples) == size
+    for q in plans:
+        assert q.run_samples == samples
+        assert [g for groups in q.jobs.values() for g in groups] == sorted(q.groups)
+        assert max(len(groups) for groups in q.jobs.values()) == min(size, max(
+            sum(g.trace == t for g in q.groups) for t in q.traces))

@@ -60,8 +60,8 @@ def group_grid(grid: Iterable[RunKey]) -> dict[RunGroup, list[RunKey]]:
 #: (Python, Snakemake's preamble, imports) is small beside its simulations (the full
 #: profile's SYNTHETIC grid: 1,860 samples in 187 jobs instead of 1,860).
 SAMPLES_PER_JOB = 10
-#: ... and jobs enough to keep 8 cores busy to the end where a profile has few samples
-#: (smoke and quick keep one sample per job).
+#: ... and jobs enough to keep 8 cores busy to the end where a run has few samples (smoke
+#: keeps one sample per job).
 MIN_JOBS = 32
 
 

@@ -48,6 +48,7 @@ from compass.experiments.grid import (
     etas_of,
     group_grid,
     job_grid,
+    job_size,
     run_grid,
 )
 from compass.experiments.layout import (
@@ -82,6 +83,9 @@ class Plan:
     #: Whether the runtime extra (Ray, PyTorch) is installed: without it the physical runs
     #: are skipped.
     runtime: bool = True
+    #: The samples of the whole run this plan is one part of (``sized_together``: a profile
+    #: and its regimes), which set its jobs' size; None: its own samples alone.
+    run_samples: int | None = None
 
     @property
     def layout(self) -> Layout:
@@ -127,8 +131,8 @@ class Plan:
 
     @cached_property
     def jobs(self) -> dict[SimJob, list[RunGroup]]:
-        """The groups of each ``simulate`` job."""
-        return job_grid(self.groups)
+        """The groups of each ``simulate`` job, ``job_size`` of the run's samples each."""
+        return job_grid(self.groups, job_size(self.run_samples or len(self.groups)))
 
     def job_samples(self, wildcards: Mapping[str, str]) -> str:
         """Each group of a job with the (eta, c) of its batches, as rule ``simulate`` takes
@@ -205,6 +209,14 @@ class Plan:
     def canonical(self, trace: str) -> list[Path]:
         """The canonical CSV a step on ``trace`` reads (real traces only)."""
         return [self.layout.canonical(trace)] if self.traces[trace].origin == "real" else []
+
+
+def sized_together(plans: Sequence[Plan]) -> list[Plan]:
+    """``plans`` that one Snakemake run runs side by side (a profile and its regimes), their
+    jobs sized over all their samples: the jobs of all of them keep the cores busy, so a
+    small plan's samples share a process's start-up rather than each paying it."""
+    total = sum(len(p.groups) for p in plans)
+    return [replace(p, run_samples=total) for p in plans]
 
 
 def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:

@@ -9,6 +9,7 @@ from compass.experiments.breakeven import breakeven_samples
 from compass.experiments.layout import REPORT_CATEGORIES  # noqa: F401 (report.html's sections)
 from compass.experiments.layout import figure_files, table_files
 from compass.experiments.pipeline import caption_file, folder, relative  # noqa: F401 (params)
+from compass.experiments.pipeline import sized_together
 from compass.experiments.studies.openb.config import (
     NOTEBOOK as OPENB_NOTEBOOK_NAME,
     PACKING,
@@ -59,7 +60,9 @@ DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
 # The profile's sensitivity regimes (profile key `regimes`), each a plan of its own whose
 # results go to results/<profile>/regimes/<name>/: the rules from config_json to
 # collect_runs serve every plan, the {root} wildcard (a results folder) telling which.
-REGIME_PLANS = regime_plans(PLAN)
+# Their simulate jobs are sized over the samples of all of them (pipeline.sized_together).
+PLAN, *_REGIMES = sized_together([PLAN, *regime_plans(PLAN).values()])
+REGIME_PLANS = dict(zip(PLAN.config.regimes, _REGIMES))
 
 # REAL openb (workflow/rules/openb.smk): its files, all empty without an `openb` block.
 OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
