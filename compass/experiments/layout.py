@@ -48,8 +48,11 @@ NOTEBOOKS: dict[str, Products] = {
         captions={
             "fig1_overall": (
                 "Section 6.1, Fig. 1: AFR, AJCT and AGU of every scheduler on each trace of the "
-                "overall experiment (its eta), mean over the day samples. The figure's title names"
-                " the data (SYNTHETIC or real) and the profile; the CSV holds the plotted values."),
+                "overall experiment (its eta), mean over the day samples with its 95 % bootstrap "
+                "interval (n in each column's title), beside the values the paper states (an "
+                "arrow at the edge where a stated value lies beyond the axis). The figure's title "
+                "names the data (SYNTHETIC or real) and the profile; the CSV holds the plotted "
+                "means."),
             "fig1_leads": (
                 "Section 6.1, Fig. 1's leads: COMPASS-ABS's lead over the strongest baseline per "
                 "trace and metric, as a share of that baseline's mean, with its 95 % paired "
