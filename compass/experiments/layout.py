@@ -152,7 +152,9 @@ NOTEBOOKS: dict[str, Products] = {
             "fig_nvl72": (
                 "Appendix D: SIF per level (GPU and panel), AJCT and AGU of compass-abs-hier "
                 "against gfs and fgd on K = 1, 2, 9 and 8 x 9 multi-panel domains (SYNTHETIC "
-                "multi-panel workload, rule nvl72)."),
+                "multi-panel workload, rule nvl72), with Theorem 2's bound of each SIF level "
+                "(dotted: 2/N_p at the GPU level, 2/D at the panel level, from each platform's "
+                "D and K)."),
             "nvl72": (
                 "Appendix D: one row per platform and scheduler: mean SIF per level over time, "
                 "AJCT, AGU and migrations (SYNTHETIC multi-panel workload, rule nvl72)."),
