@@ -384,9 +384,12 @@ def _dots(levels: Sequence[pd.DataFrame], bases: Sequence[pd.Series], names: Seq
 
 
 def _samples_text(rows: pd.DataFrame) -> str:
-    """"n = 5" or "n = 4-5": the samples behind a column's means."""
-    low, high = int(rows["samples"].min()), int(rows["samples"].max())
-    return f"n = {low}" if low == high else f"n = {low}-{high}"
+    """" (n = 5)" or " (n = 4-5)": the samples behind a column's means ("" without any)."""
+    counts = rows.loc[rows["value"].notna(), "samples"]
+    if counts.empty:
+        return ""
+    low, high = int(counts.min()), int(counts.max())
+    return f" (n = {low})" if low == high else f" (n = {low}-{high})"
 
 
 def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
@@ -495,7 +498,8 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         if r == 0:
             heading = (col_label or {}).get(group, TRACES.get(str(group), str(group)))
             if intervals and "samples" in means.columns:
-                heading += f" ({_samples_text(means[means[col] == group])})"
+                heading += _samples_text(means[(means[col] == group)
+                                               & means["metric"].isin(metrics)])
             ax.set_title(heading)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
