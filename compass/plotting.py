@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -208,27 +209,28 @@ def _off_scale(limits: tuple[float, float] | None, value: float) -> int:
     return -1 if value < limits[0] else (1 if value > limits[1] else 0)
 
 
-def _mark_off_scale(ax, name: str, value: float, side: int, limits: tuple[float, float],
-                    at: float, axis: str, slot: int = 0) -> None:
-    """Our extension's value beyond the paper schedulers' axis: an arrow at the edge in its
-    colour with the value written beside it (the axis is not stretched for it); ``slot``
+def _mark_off_scale(ax, note: str, colour: str, side: int, limits: tuple[float, float],
+                    at: float, axis: str, slot: int = 0, size: float = 7) -> None:
+    """A value beyond the axis (our extension's, or a value the paper states that no
+    measure can take): an arrow at the edge in ``colour`` with ``note`` (its value, "off
+    scale") written beside it in ``size`` points, the axis not stretched for it; ``slot``
     stacks the notes of several lines that leave at the same edge."""
     edge = limits[0] if side < 0 else limits[1]
+    box = {"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5}
     if axis == "x":
-        ax.scatter(edge, at, marker="<" if side < 0 else ">", color=color(name), s=45,
+        ax.scatter(edge, at, marker="<" if side < 0 else ">", color=colour, s=45,
                    clip_on=False, zorder=6)
-        ax.annotate(f"{_short(value)} (off scale)", (edge, at), textcoords="offset points",
+        ax.annotate(note, (edge, at), textcoords="offset points",
                     xytext=(8 if side < 0 else -8, 0), ha="left" if side < 0 else "right",
-                    va="center", fontsize=7, color=color(name))
+                    va="center", fontsize=size, color=colour, zorder=8, bbox=box)
     else:
-        ax.scatter(at, edge, marker="v" if side < 0 else "^", color=color(name), s=45,
+        ax.scatter(at, edge, marker="v" if side < 0 else "^", color=colour, s=45,
                    clip_on=False, zorder=6)
         shift = 6 + 9 * slot
-        ax.annotate(f"{display(name)}: {_short(value)} (off scale)", (at, edge),
-                    textcoords="offset points", xytext=(-4, shift if side < 0 else -shift),
-                    ha="right", va="bottom" if side < 0 else "top", fontsize=7,
-                    color=color(name), zorder=8,
-                    bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
+        ax.annotate(note, (at, edge), textcoords="offset points",
+                    xytext=(-4, shift if side < 0 else -shift), ha="right",
+                    va="bottom" if side < 0 else "top", fontsize=size, color=colour, zorder=8,
+                    bbox=box)
 
 
 def _paper_span(mark: PaperValue, metric: str, best_baseline: float) -> tuple[float, float]:
@@ -306,13 +308,14 @@ def _trivial(mark: PaperValue) -> bool:
     return mark.who == LEAD and mark.low == 0 and pd.isna(mark.high)
 
 
-def _drawable(mark: PaperValue, span: tuple[float, float]) -> bool:
-    """Whether a stated value belongs on a dot grid: not a trivial lead, and not a lead
-    that would put a share (AFR, AGU) outside [0, 1] (the leads figure draws it)."""
-    if _trivial(mark):
-        return False
-    share = mark.metric in ("afr", "agu") and mark.who == LEAD
-    return not (share and any(pd.notna(v) and not 0 <= v <= 1 for v in span))
+def _possible(mark: PaperValue, span: tuple[float, float]) -> bool:
+    """Whether a stated value is one its measure can take: a lead placed from our
+    strongest baseline can put a share (AFR, AGU) outside [0, 1] or AJCT below 0 (Phys-Mix's
+    AGU lead of 16 points over a baseline at 0.97); such a value is off any sensible axis."""
+    if mark.who != LEAD:
+        return True
+    low, high = (0.0, 1.0) if mark.metric in ("afr", "agu") else (0.0, math.inf)
+    return all(pd.isna(v) or low <= v <= high for v in span)
 
 
 def _rows_of(who: str, names: Sequence[str]) -> tuple[float, float] | None:
@@ -326,23 +329,96 @@ def _rows_of(who: str, names: Sequence[str]) -> tuple[float, float] | None:
     return (min(rows) - 0.4, max(rows) + 0.4) if rows else None
 
 
+def _hold(limits: tuple[float, float], dots: Iterable[tuple[float, float, float]]
+          ) -> tuple[float, float]:
+    """``limits`` widened until they hold the interval of every dot they hold (``dots``:
+    value, low, high), with a margin of 5 % of the span: a drawn interval is never cut at
+    the edge, and a dot beyond the limits stays beyond them (it becomes an arrow)."""
+    dots = list(dots)
+    low, high = limits
+    while True:
+        ends = [e for v, *span in dots if low <= v <= high for e in span
+                if pd.notna(e) and not low <= e <= high]
+        if not ends:
+            return low, high
+        pad = 0.05 * (max(high, *ends) - min(low, *ends))
+        low, high = min(low, min(ends) - pad), max(high, max(ends) + pad)
+
+
+#: The style of a proven bound's reference line (Theorems 1 and 2).
+BOUND_STYLE = {"color": "black", "ls": ":", "lw": 1.2}
+
+
+def _draw_bound(ax, value: float, text: str) -> None:
+    """A bound on a dot grid's panel: a dotted vertical line across it, ``text`` at its top
+    (on the side of the panel's centre, so that it stays inside the panel)."""
+    ax.axvline(value, zorder=1.5, **BOUND_STYLE)
+    low, high = ax.get_xlim()
+    left = value > (low + high) / 2
+    ax.annotate(text, (value, 1.0), xycoords=ax.get_xaxis_transform(),
+                textcoords="offset points", xytext=(-3 if left else 3, -3),
+                ha="right" if left else "left", va="top", fontsize=6, zorder=8,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5})
+
+
+def _dots(levels: Sequence[pd.DataFrame], bases: Sequence[pd.Series], names: Sequence[str],
+          relative: bool, percent: bool, intervals: bool
+          ) -> tuple[dict[str, list[float]], dict[str, list[tuple[float, float]]]]:
+    """A dot grid panel's values per scheduler (one per stage) and beside each its interval
+    (NaN ends where there is none)."""
+    points: dict[str, list[float]] = {}
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for rows, base in zip(levels, bases):
+        first = rows.groupby("scheduler", sort=False).first()
+        values = first["value"]
+        if relative and len(base):
+            base = base.iloc[0]
+            values = (values - base) / abs(base) * 100 if percent else values - base
+        for name in names:
+            if name in values and pd.notna(values[name]):
+                points.setdefault(name, []).append(float(values[name]))
+                spans.setdefault(name, []).append(
+                    (float(first.loc[name, "ci_low"]), float(first.loc[name, "ci_high"]))
+                    if intervals else (math.nan, math.nan))
+    return points, spans
+
+
+def _samples_text(rows: pd.DataFrame) -> str:
+    """" (n = 5)" or " (n = 4-5)": the samples behind a column's means ("" without any)."""
+    counts = rows.loc[rows["value"].notna(), "samples"]
+    if counts.empty:
+        return ""
+    low, high = int(counts.min()), int(counts.max())
+    return f" (n = {low})" if low == high else f" (n = {low}-{high})"
+
+
 def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
              metrics: Sequence[str] = ("afr", "ajct", "agu"),
              col_label: dict[object, str] | None = None,
              paper: Sequence[PaperValue] = (), relative: bool = False,
-             stage: str | None = None) -> plt.Figure:
+             stage: str | None = None,
+             bounds: Mapping[tuple[object, str], tuple[float, str]] | None = None,
+             note: str = "") -> plt.Figure:
     """Rows: metrics; columns: values of ``col``; in each panel one dot per scheduler.
 
     Dots instead of bars: schedulers often differ by a fraction of a percent, and a dot's
     axis need not start at zero. Each scheduler has its own row, so none hides another.
-    The axis spans the paper's schedulers and the paper's stated values (``paper``, drawn in
-    black and labelled "paper"); our extension's values beyond it are arrows at the edge.
+    Where ``means`` has ci_low and ci_high (``aggregate.metric_means(intervals=True)``),
+    each dot carries its 95 % interval over the samples as a bar in its colour and the
+    column's title the number of samples (not on a ``relative`` grid: a difference of two
+    means has no interval from theirs). The axis spans the paper's schedulers with their
+    intervals and the paper's stated values (``paper``, drawn in black and labelled
+    "paper"); our extension's values beyond it, and a stated value no measure can take (a
+    lead that puts a share above 1), are arrows at the edge with their value written beside.
     ``relative``: each value as its difference from COMPASS-ABS's, in % of COMPASS-ABS's
     value (absolute where that is 0), for measures whose absolute range would exaggerate
     a 0.1 % gap. ``stage``: a column of two values drawn filled and hollow in each row.
+    ``bounds``: per (value of ``col``, metric), a proven bound as (value, words): a dotted
+    black line across the panel, on its axis. ``note``: a line under the panels.
     """
     names = order(means["scheduler"])
     stages = list(dict.fromkeys(means[stage])) if stage else [None]
+    intervals = not relative and {"ci_low", "ci_high"} <= set(means.columns)
     fig, panels = _metric_panels(means, col, metrics, (3.2, 1.8, 2.3, 1.1))
     for ax, r, c, metric, group, part in panels:
         label = LABELS.get(metric, metric)
@@ -352,41 +428,56 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         if relative:
             label = (f"{label.split(' (')[0]} minus {display(REFERENCE)}'s\n"
                      + ("(% of its value)" if percent else "(absolute difference)"))
-        points: dict[str, list[float]] = {}
-        for rows, base in zip(levels, bases):
-            values = rows.groupby("scheduler", sort=False)["value"].first()
-            if relative and len(base):
-                base = base.iloc[0]
-                values = (values - base) / abs(base) * 100 if percent else values - base
-            for name in names:
-                if name in values and pd.notna(values[name]):
-                    points.setdefault(name, []).append(float(values[name]))
+        points, spans = _dots(levels, bases, names, relative, percent, intervals)
         baseline_values = [v for n in BASELINES for v in points.get(n, [])]
         best = (min if MEASURE_LOWER_IS_BETTER.get(metric, True) else max)(baseline_values) \
             if baseline_values else math.nan
         marks = [(m, _paper_span(m, metric, best), _rows_of(m.who, names)) for m in paper
-                 if m.metric == metric and m.applies_to(group)]
-        marks = [(m, s, rows) for m, s, rows in marks if rows is not None and _drawable(m, s)]
-        limits = _fit_paper(ax, points, [v for _, s, _ in marks for v in s], "x")
+                 if m.metric == metric and m.applies_to(group) and not _trivial(m)]
+        marks = [(m, s, rows) for m, s, rows in marks if rows is not None]
+        bound = (bounds or {}).get((group, metric))
+        reach = {n: [*vs, *(e for span in spans[n] for e in span)] for n, vs in points.items()}
+        limits = _fit_paper(ax, reach, [v for m, s, _ in marks if _possible(m, s) for v in s]
+                            + ([bound[0]] if bound else []), "x")
+        if limits is not None:
+            limits = _hold(limits, [(v, *span) for n in points
+                                    for v, span in zip(points[n], spans[n])])
+            ax.set_xlim(*limits)
         if not points:  # e.g. SIF at panel level on one-panel domains: not an empty plot
             ax.text(0.5, 0.5, "no value: not defined here", transform=ax.transAxes,
                     ha="center", va="center", fontsize=8, color="0.3")
             ax.set_xticks([])
         for y, name in enumerate(names):
-            for k, value in enumerate(points.get(name, [])):
+            for k, (value, (low, high)) in enumerate(zip(points.get(name, []),
+                                                         spans.get(name, []))):
                 at = y + (0.18 * (2 * k - 1) if len(stages) > 1 else 0)
                 side = _off_scale(limits, value)
                 if side and name in EXTENSION_SCHEDULERS:
-                    _mark_off_scale(ax, name, value, side, limits, at, "x")
+                    _mark_off_scale(ax, f"{_short(value)} (off scale)", color(name), side,
+                                    limits, at, "x")
                     continue
                 big = name == REFERENCE
+                if pd.notna(low) and pd.notna(high):
+                    ax.errorbar(value, at, xerr=[[value - low], [high - value]], fmt="none",
+                                ecolor=color(name), elinewidth=1.6 if big else 1.0,
+                                capsize=2.5, zorder=4 if big else 2)
                 ax.scatter(value, at, s=70 if big else 30, marker=_marker(name),
                            facecolor=color(name) if k == 0 else "white",
                            edgecolor="black" if big else color(name), zorder=5 if big else 3)
         for mark, span, rows in marks:
             text = _lead_text(mark, metric) if mark.who == LEAD else mark.text(
                 unit=" s" if metric == "ajct" else "")
-            _draw_paper(ax, span, rows, text, "x")
+            ends = [v for v in span if pd.notna(v)]
+            nearest = min(ends, key=lambda v: abs(v - sum(limits) / 2)) if limits else math.nan
+            side = _off_scale(limits, nearest) if not _possible(mark, span) else 0
+            if side:  # "paper lead >= 16 pts: AGU >= 1.135 (off scale)"
+                where = replace(mark, low=span[0], high=span[1]).text()
+                _mark_off_scale(ax, f"paper {text}: {metric.upper()} {where} (off scale)",
+                                "black", side, limits, rows[0] - 0.2, "x", size=6)
+            else:
+                _draw_paper(ax, span, rows, text, "x")
+        if bound:
+            _draw_bound(ax, *bound)
         ax.set_yticks(range(len(names)), [display(n) for n in names])
         ax.set_ylim(len(names) - 0.4, -0.8)
         for tick in ax.get_yticklabels():
@@ -394,8 +485,10 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         drawn = [v for n in names if n not in EXTENSION_SCHEDULERS for v in points.get(n, [])]
         if metric == "ajct" and not relative and _spread(drawn):
             # one stalled baseline (openb: MCG at 2 M s) would squash the others into a dot
+            held = [v for n in names if n not in EXTENSION_SCHEDULERS
+                    for v in reach.get(n, []) if pd.notna(v)]  # the dots and their bars
             ax.set_xscale("log")
-            ax.set_xlim(min(drawn) / 1.4, max(drawn) * 1.4)
+            ax.set_xlim(min(held) / 1.4, max(held) * 1.4)
             label = label.replace("(s;", "(s, log axis;")
         ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
         if ax.get_xscale() != "log":
@@ -403,13 +496,23 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         if c:
             ax.set_yticklabels([])
         if r == 0:
-            ax.set_title((col_label or {}).get(group, TRACES.get(str(group), str(group))))
+            heading = (col_label or {}).get(group, TRACES.get(str(group), str(group)))
+            if intervals and "samples" in means.columns:
+                heading += _samples_text(means[(means[col] == group)
+                                               & means["metric"].isin(metrics)])
+            ax.set_title(heading)
     _title(fig, title, data)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     _paper_legend(fig, 0.03)
-    if stage:
-        fig.text(0.5, 0.0, f"filled: {stages[0]}; hollow: {stages[1]}" if len(stages) > 1
-                 else str(stages[0]), ha="center", fontsize=8)
+    notes = [f"filled: {stages[0]}; hollow: {stages[1]}" if len(stages) > 1
+             else str(stages[0])] if stage else []
+    if intervals:
+        notes.append("bars: 95 % percentile-bootstrap interval of each mean over its samples "
+                     "(n in the column's title)")
+    notes += [note] if note else []
+    if notes:
+        fig.text(0.5, 0.0, textwrap.fill("; ".join(notes), max(80, int(fig.get_figwidth() * 14))),
+                 ha="center", va="top", fontsize=8)
     return fig
 
 
@@ -513,8 +616,9 @@ def line_grid(means: pd.DataFrame, x: str, col: str, title: str, data: str,
                 continue
             side = _off_scale(limits, line["value"].iloc[-1])
             if side:
-                _mark_off_scale(ax, name, line["value"].iloc[-1], side, limits,
-                                line[x].iloc[-1], "y", slots[side])
+                note = f"{display(name)}: {_short(line['value'].iloc[-1])} (off scale)"
+                _mark_off_scale(ax, note, color(name), side, limits, line[x].iloc[-1], "y",
+                                slots[side])
                 slots[side] += 1
         ax.set_xlabel(LABELS.get(x, x))
         if not c:  # the row's metric, once: a label beside an inner panel would run into it
@@ -557,7 +661,7 @@ def time_series(timelines: pd.DataFrame, y: str, title: str, data: str,
                                      if same != name else "")
             ax.step(part["hour"], part[y], where="post", label=label, **style)
         if bound is not None:
-            ax.axhline(bound, color="black", ls=":", lw=1, label=f"bound {bound:g}")
+            ax.axhline(bound, label=f"bound {bound:g}", **BOUND_STYLE)
         for mark in paper:
             if mark.metric == y and mark.who != LEAD and mark.applies_to(key) and not (
                     bound is not None and mark.high == bound and pd.isna(mark.low)):  # drawn

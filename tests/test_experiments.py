@@ -102,6 +102,30 @@ def test_metric_means_average_days_and_skip_nan():
     assert means.loc["agu", "value"] == pytest.approx(0.5) and means.loc["agu", "samples"] == 1
 
 
+def test_metric_means_carry_each_means_bootstrap_interval_over_its_samples():
+    """Fig. 1's dots: each mean with the 95 % bootstrap interval of stats.bootstrap_mean over
+    its defined samples; no interval from one sample."""
+    from compass.experiments.stats import bootstrap_mean
+
+    runs = pd.concat([_values([("ref", a, j, u), ("b1", 0.5, 10.0 * d, math.nan)], day=d)
+                      for d, (a, j, u) in enumerate([(0.1, 100.0, 0.9), (0.3, 300.0, 0.5),
+                                                     (0.2, 250.0, math.nan)])])
+    runs["trace"] = "gfs"
+    plain = A.metric_means(runs, ["trace"])
+    means = A.metric_means(runs, ["trace"], intervals=True)
+    assert means.drop(columns=["ci_low", "ci_high"]).equals(plain)  # the means unchanged
+    ref = means[means["scheduler"] == "ref"].set_index("metric")
+    expected = bootstrap_mean(np.array([100.0, 300.0, 250.0]))
+    assert (ref.loc["ajct", "ci_low"], ref.loc["ajct", "ci_high"]) == (expected.low,
+                                                                        expected.high)
+    assert ref.loc["ajct", "ci_low"] < ref.loc["ajct", "value"] < ref.loc["ajct", "ci_high"]
+    agu = bootstrap_mean(np.array([0.9, 0.5]))  # the NaN sample left out
+    assert ref.loc["agu", "ci_low"] == agu.low and ref.loc["agu", "samples"] == 2
+    b1 = means[means["scheduler"] == "b1"].set_index("metric")
+    assert b1.loc["afr", "ci_low"] == b1.loc["afr", "ci_high"] == 0.5  # equal samples
+    assert b1.loc["agu", ["ci_low", "ci_high"]].isna().all()  # no sample at all
+
+
 def test_leads_pick_the_strongest_baseline_per_metric():
     values = _values([("ref", 0.01, 100.0, 0.95), ("b1", 0.05, 130.0, 0.90),
                       ("b2", 0.03, 150.0, 0.93), ("oracle", 0.0, 10.0, 1.0)])

@@ -377,3 +377,92 @@ def test_an_outside_schedulers_card_is_drawn_without_a_prior_registry_call():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=root, timeout=300)
     assert out.stdout.strip() == "Worst-fit (plugin)|#000000", out.stderr
+
+
+# ------------------------------------------------------------ intervals, edges and bounds
+def _with_intervals() -> pd.DataFrame:
+    """Fig. 1-like means with intervals: one baseline's interval far wider than the rest,
+    AGU near 1 (as on Phys-Mix), five samples each but FFT's AGU (four) and AFR (none)."""
+    rows = []
+    for i, s in enumerate(ALL):
+        wide = s == "mcg"
+        for metric, value, half in (("ajct", 60_000.0 + 500 * i, 30_000.0 if wide else 900.0),
+                                    ("agu", 0.87 + 0.01 * i, 0.05 if wide else 0.004)):
+            rows.append({"trace": "physmix", "scheduler": s, "metric": metric, "value": value,
+                         "samples": 4 if (s, metric) == ("fft", "agu") else 5,
+                         "ci_low": value - half, "ci_high": value + half})
+    rows.append({"trace": "physmix", "scheduler": "fft", "metric": "afr", "value": math.nan,
+                 "samples": 0, "ci_low": math.nan, "ci_high": math.nan})  # not drawn
+    return pd.DataFrame(rows)
+
+
+def _bars(ax) -> list[tuple[float, float, float]]:
+    """Every error bar of an axes as (low, high, row)."""
+    out = []
+    for container in ax.containers:
+        (segment,) = container.lines[2][0].get_segments()
+        out.append((float(segment[0][0]), float(segment[1][0]), float(segment[0][1])))
+    return out
+
+
+def test_every_dot_carries_its_interval_and_the_axis_holds_them_and_the_paper_marks():
+    """fig1_overall: a bar in each dot's colour from ci_low to ci_high, none cut at the
+    panel's edge (the widest included), the paper's stated lead on the axis, n in the
+    column's title and the bars explained under the panels."""
+    means = _with_intervals()
+    paper = [PaperValue("fig1_overall", "ajct", "lead", low=736.0, group="physmix")]
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("ajct", "agu"), paper=paper)
+    for ax, metric in zip(fig.axes, ("ajct", "agu")):
+        part = means[means["metric"] == metric].set_index("scheduler")
+        bars = _bars(ax)
+        assert len(bars) == len(ALL)
+        low, high = ax.get_xlim()
+        names = P.order(part.index)
+        for left, right, row in bars:  # on its scheduler's row
+            name = names[round(row)]
+            assert (left, right) == pytest.approx((part.loc[name, "ci_low"],
+                                                   part.loc[name, "ci_high"]))
+            assert low < left and right < high, (metric, name)
+        marks = [x for c in ax.collections if c.get_label() == P.PAPER
+                 for x in (c.get_segments()[0][:, 0] if hasattr(c, "get_segments") else [])]
+        assert all(low < x < high for x in marks)
+    assert len([c for c in fig.axes[0].collections if c.get_label() == P.PAPER]) == 1
+    assert fig.axes[0].get_title() == "Phys-Mix (n = 4-5)"  # FFT's AGU over 4 samples
+    assert any("95 %" in t.get_text() for t in fig.texts)
+
+
+def test_a_stated_value_no_measure_can_take_is_an_arrow_at_the_edge_with_its_value():
+    """Phys-Mix's AGU lead of 16 points over a baseline at 0.97 would put AGU at 1.13: it is
+    not drawn outside the axis without notice, nor does it stretch the axis past 1; an arrow
+    sits at the right edge, its value written beside it in points, as the leads figure
+    writes it."""
+    means = _with_intervals()
+    mark = PaperValue("fig1_overall", "agu", "lead", low=0.16, group="physmix")
+    fig = P.dot_grid(means, "trace", "T", "SYNTHETIC", metrics=("agu",), paper=[mark])
+    ax = fig.axes[0]
+    best = means[(means["metric"] == "agu") & means["scheduler"].isin(P.BASELINES)]["value"]
+    stated = best.max() + 0.16
+    low, high = ax.get_xlim()
+    assert high < stated
+    notes = [t.get_text() for t in ax.texts if "off scale" in t.get_text()]
+    assert notes == [f"paper lead >= 16 pts: AGU >= {stated:,.4g} (off scale)"]
+    arrows = [c for c in ax.collections if c.get_offsets().shape == (1, 2)
+              and c.get_offsets()[0][0] == high and not c.get_clip_on()]
+    assert len(arrows) == 1
+    assert not [c for c in ax.collections if c.get_label() == P.PAPER]  # not drawn off axis
+
+
+def test_a_bound_is_a_labelled_dotted_line_inside_its_panel_only():
+    means = pd.DataFrame([{"platform": p, "scheduler": s, "metric": "sif_gpu", "value": v}
+                          for p in ("a", "b")
+                          for s, v in (("compass-abs-hier", 0.01), ("gfs", 0.05))])
+    fig = P.dot_grid(means, "platform", "T", "SYNTHETIC", metrics=("sif_gpu",),
+                     bounds={("a", "sif_gpu"): (0.2, "Thm 2: 2/N_p = 2/10 = 0.2")},
+                     note="dotted: the bound")
+    first, second = fig.axes
+    (line,) = [line for line in first.lines if line.get_linestyle() == ":"]
+    assert list(line.get_xdata()) == [0.2, 0.2]
+    assert first.get_xlim()[1] > 0.2  # on the axis, not beyond it
+    assert "Thm 2: 2/N_p = 2/10 = 0.2" in [t.get_text() for t in first.texts]
+    assert not [line for line in second.lines if line.get_linestyle() == ":"]
+    assert "dotted: the bound" in [t.get_text() for t in fig.texts]

@@ -4,7 +4,7 @@ Start from a profile's results folder, which the Snakemake pipeline fills::
 
     from compass import experiments as X
     res = X.Results.load("results/quick")
-    means = X.overall(res)                        # Fig. 1: trace, scheduler, metric, value
+    means = X.overall(res)               # Fig. 1: trace, scheduler, metric, value, interval
     X.leads(means, "compass-abs", res.config.baselines, ["trace"])
 
 | paper | function |

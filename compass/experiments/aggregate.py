@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from compass.experiments.stats import paired_lead
+from compass.experiments.stats import bootstrap_mean, paired_lead
 from compass.sim.metrics import LOWER_IS_BETTER, METRICS
 
 #: The names the package re-exports (``compass.experiments``, imported on first use).
@@ -35,15 +35,34 @@ TIE_TOLERANCE = 1e-9
 SAMPLE = ("day", "seed")
 
 
+def _mean_interval(values: pd.Series) -> tuple[float, float]:
+    """The 95 % bootstrap interval of the mean of the defined ``values`` (NaN ends with
+    fewer than two)."""
+    defined = values.dropna().to_numpy(dtype=float)
+    if defined.size == 0:
+        return np.nan, np.nan
+    interval = bootstrap_mean(defined)
+    return interval.low, interval.high
+
+
 def metric_means(runs: pd.DataFrame, by: Sequence[str],
-                 metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+                 metrics: Sequence[str] = METRICS, intervals: bool = False) -> pd.DataFrame:
     """Long table: ``by`` + scheduler, metric, value (mean over samples), samples (values
-    used)."""
+    used); ``intervals``: also ci_low and ci_high, each mean's 95 % percentile bootstrap
+    interval over its samples (``stats.bootstrap_mean``), so that a figure of the means
+    shows how far the samples let them move."""
     keys = [*by, "scheduler"]
     long = runs.melt(id_vars=keys, value_vars=list(metrics), var_name="metric")
     grouped = long.groupby([*keys, "metric"], sort=False)["value"]
     out = grouped.agg(value="mean", samples="count").reset_index()
-    return out[[*keys, "metric", "value", "samples"]]
+    columns = [*keys, "metric", "value", "samples"]
+    if intervals:
+        ends = {key: _mean_interval(group) for key, group in grouped}
+        spans = [ends[key] for key in out[[*keys, "metric"]].itertuples(index=False, name=None)]
+        out["ci_low"] = [low for low, _ in spans]
+        out["ci_high"] = [high for _, high in spans]
+        columns += ["ci_low", "ci_high"]
+    return out[columns]
 
 
 def _best(values: pd.Series, metric: str,

@@ -28,9 +28,11 @@ def overall_runs(res: Results) -> pd.DataFrame:
 
 
 def overall(res: Results) -> pd.DataFrame:
-    """Fig. 1: mean AFR, AJCT, AGU per trace and scheduler at the overall eta."""
+    """Fig. 1: mean AFR, AJCT, AGU per trace and scheduler at the overall eta, with each
+    mean's 95 % bootstrap interval over the samples (ci_low, ci_high)."""
     x = res.config.experiments
-    return ordered(metric_means(overall_runs(res), ["trace"]), "trace", x.overall_traces)
+    return ordered(metric_means(overall_runs(res), ["trace"], intervals=True), "trace",
+                   x.overall_traces)
 
 
 def overall_leads(res: Results) -> pd.DataFrame:

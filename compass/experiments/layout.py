@@ -48,8 +48,11 @@ NOTEBOOKS: dict[str, Products] = {
         captions={
             "fig1_overall": (
                 "Section 6.1, Fig. 1: AFR, AJCT and AGU of every scheduler on each trace of the "
-                "overall experiment (its eta), mean over the day samples. The figure's title names"
-                " the data (SYNTHETIC or real) and the profile; the CSV holds the plotted values."),
+                "overall experiment (its eta), mean over the day samples with its 95 % bootstrap "
+                "interval (n in each column's title), beside the values the paper states (an "
+                "arrow at the edge where a stated value lies beyond the axis). The figure's title "
+                "names the data (SYNTHETIC or real) and the profile; the CSV holds the plotted "
+                "means."),
             "fig1_leads": (
                 "Section 6.1, Fig. 1's leads: COMPASS-ABS's lead over the strongest baseline per "
                 "trace and metric, as a share of that baseline's mean, with its 95 % paired "
@@ -149,7 +152,9 @@ NOTEBOOKS: dict[str, Products] = {
             "fig_nvl72": (
                 "Appendix D: SIF per level (GPU and panel), AJCT and AGU of compass-abs-hier "
                 "against gfs and fgd on K = 1, 2, 9 and 8 x 9 multi-panel domains (SYNTHETIC "
-                "multi-panel workload, rule nvl72)."),
+                "multi-panel workload, rule nvl72), with Theorem 2's bound of each SIF level "
+                "(dotted: 2/N_p at the GPU level, 2/D at the panel level, from each platform's "
+                "D and K)."),
             "nvl72": (
                 "Appendix D: one row per platform and scheduler: mean SIF per level over time, "
                 "AJCT, AGU and migrations (SYNTHETIC multi-panel workload, rule nvl72)."),

@@ -14,5 +14,6 @@ placement does split a sub-panel instance across panels is still refused by the 
 rather than dropped.
 
 ``config`` holds the platforms, schedulers and the pipeline's workload; ``runs`` replays
-them (rule ``nvl72``) and reads the table back (notebook 07).
+them (rule ``nvl72``) and reads the table back (notebook 07); ``bounds`` gives Theorem 2's
+bound at each level from each platform's D and K, drawn on the figure.
 """
