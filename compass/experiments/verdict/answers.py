@@ -1,7 +1,7 @@
 """The report's answers first ("What we found", paper/REPRODUCTION.md): three sentences a
 reviewer can quote, computed from claims.csv and the break-even table, then what a reader
 would otherwise miss (the case windows' selection, COMPASS-ABS's own blocking and pause per
-job, the stalled samples), and the section on FFT's break-even.
+job, whose that pause is, the stalled samples), and the section on FFT's break-even.
 
 The paper's verdicts compare COMPASS-ABS with "the strongest baseline"; ours is FFT in most
 groups, and FFT is the baseline we reconstructed from an abstract. So the answer is given
