@@ -74,6 +74,7 @@ def test_every_reported_product_has_a_caption():
     """report.html captions every figure and table from the product registry
     (compass.experiments.layout): each notebook's products, and those rules write."""
     from compass.experiments.breakeven import BREAKEVEN_FIGURE, BREAKEVEN_TABLE, FIT_TABLE
+    from compass.experiments.compact_literal import LITERAL_TABLE
     from compass.experiments.gap import GAP_TABLE
     from compass.experiments.layout import NOTEBOOKS, PHYSICAL_TABLE, RULE_CAPTIONS, TABLE1, caption
     from compass.experiments.ranking import RANKING_TABLE
@@ -89,7 +90,7 @@ def test_every_reported_product_has_a_caption():
 
     rules = {TABLE1, CLAIMS_TABLE, PHYSICAL_TABLE, LEADS_TABLE, PAPER_VS_OURS_TABLE,
              REGIME_TABLE, RANKING_TABLE, BY_BASELINE_TABLE, GAP_TABLE, BREAKEVEN_TABLE,
-             FIT_TABLE, BREAKEVEN_FIGURE, PLUGIN_TABLE, STAND_IN_TABLE}
+             FIT_TABLE, BREAKEVEN_FIGURE, LITERAL_TABLE, PLUGIN_TABLE, STAND_IN_TABLE}
     assert set(RULE_CAPTIONS) == rules  # no caption of a product nobody writes
     stems = {*rules, *PRODUCTS.figures, *PRODUCTS.tables}
     for products in NOTEBOOKS.values():

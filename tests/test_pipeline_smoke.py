@@ -142,6 +142,36 @@ def test_runs_keep_moves_by_operator_and_the_common_window(smoke):
     assert "## AFR and AGU: own T_peak and a common window" in text
 
 
+def test_the_literal_compact_replays_the_breakeven_samples(smoke):
+    """compass-abs-paper's runs are exactly the samples of FFT's break-even, at the overall
+    eta and c, with the operators of the paper's Compact only; the table pairs them with
+    compass-abs's overall runs, names its data, and the report says whose the pause is."""
+    from compass.experiments.breakeven import breakeven_samples
+    from compass.experiments.compact_literal import LITERAL, LITERAL_TABLE
+    from compass.experiments.layout import Layout
+    from compass.experiments.results import Results
+    from compass.sim.table_files import read_frame
+
+    results = smoke / "results" / "smoke"
+    res = Results.load(results)
+    samples = breakeven_samples(res.config, res.traces)
+    assert samples
+    for trace, pairs in samples.items():
+        runs = read_frame(Layout.of(results).compact_literal_runs(trace))
+        assert list(zip(runs["day"], runs["seed"])) == pairs
+        assert set(runs["scheduler"]) == {LITERAL} and (runs["status"] == "ok").all()
+        assert (runs["eta"] == res.config.experiments.overall_eta).all()
+        assert (runs["cost"] == res.config.migration_cost).all()
+        assert not runs["operator_moves"].str.contains("repair").any()
+    table = pd.read_csv(results / "tables" / f"{LITERAL_TABLE}.csv")
+    assert list(table["trace"].unique()) == list(samples)
+    assert (table["n"] == 2).all()  # both seeds of the one day of each trace
+    assert "SYNTHETIC" in (results / "tables" / f"{LITERAL_TABLE}.md").read_text()
+    text = (results / "REPRODUCTION.md").read_text()
+    line = next(x for x in text.splitlines() if f"{LITERAL_TABLE}.csv): " in x)
+    assert all(f"{t} (c = 8 s, n = 2): pause per job literal" in line for t in samples)
+
+
 def test_the_claims_table_gives_every_lead_an_interval_over_the_samples(smoke):
     """paper/tables/claims.csv: one row per claim; every AJCT/AGU lead that has data comes
     with n >= 2 samples (smoke: 2 seeds per synthetic day) and an interval around it; every

@@ -149,8 +149,9 @@ def _fft_runs(res: Results, sweep: pd.DataFrame, config: BreakEvenConfig) -> pd.
     return pd.concat([*made, own], ignore_index=True)
 
 
-def _samples(res: Results, config: BreakEvenConfig, trace: str) -> pd.DataFrame:
-    """The overall experiment's runs of one trace on the sweep's days."""
+def sample_runs(res: Results, config: BreakEvenConfig, trace: str) -> pd.DataFrame:
+    """The overall experiment's runs of one trace on the sweep's days (its samples, every
+    scheduler)."""
     runs = overall_runs(res)
     days = breakeven_days(config, res.traces[trace])
     return runs[(runs["trace"] == trace) & runs["day"].isin(days)]
@@ -166,7 +167,7 @@ def breakeven_table(res: Results, sweep: pd.DataFrame, config: BreakEvenConfig
     ref_name = res.config.reference
     rows = []
     for trace in config.traces:
-        runs = _samples(res, config, trace)
+        runs = sample_runs(res, config, trace)
         ref = runs[runs["scheduler"] == ref_name].set_index(["day", "seed"])
         for round_s in config.rounds_s:
             theirs = fft[(fft["trace"] == trace) & np.isclose(fft["round_s"], round_s)]
@@ -267,7 +268,7 @@ def paper_fit(res: Results, sweep: pd.DataFrame, config: BreakEvenConfig,
     for round_s in config.rounds_s:
         mine, five = [], []
         for trace in config.traces:
-            runs = _samples(res, config, trace)
+            runs = sample_runs(res, config, trace)
             theirs = fft[(fft["trace"] == trace) & np.isclose(fft["round_s"], round_s)
                          & fft["day"].isin(runs["day"].unique())]
             mine.append(theirs["max_partial_nodes"])

@@ -240,6 +240,13 @@ RULE_CAPTIONS: dict[str, str] = {
         "five other baselines', their ratio, and the paper's ratio in the case window "
         "(section 6.6: 25-50 against 60-80); the chosen round is the one nearest the paper's "
         "middle, fitted to nothing of COMPASS-ABS's."),
+    "compact_literal": (
+        "Whose is COMPASS-ABS's pause per job? On the samples of FFT's break-even, per trace, "
+        "measure (moves per job, pause per job in s) and operator of section 4.3.4 (and the "
+        "run's total): the corrected Compact (compass-abs: the three BestFitDrain passes, "
+        "then the repair) and the literal one (compass-abs-paper), each a mean over the "
+        "samples with its 95 % bootstrap interval, and the paired difference literal - "
+        "corrected with its interval; n samples both completed."),
     "claims": (
         "The claims table: every quantitative claim of the paper (and of the REAL openb "
         "experiments) beside the value this run measured, its 95 % paired-bootstrap interval, n "
@@ -343,6 +350,11 @@ class Layout:
         """FFT's runs of the break-even sweep on one trace (``breakeven``); ``trace`` may be
         a wildcard."""
         return table_path(self.root / "breakeven", trace, self.table_format)
+
+    def compact_literal_runs(self, trace: str) -> Path:
+        """The literal Compact's runs of the break-even's samples of one trace
+        (``compact_literal``); ``trace`` may be a wildcard."""
+        return table_path(self.root / "compact_literal", trace, self.table_format)
 
     def run_part(self, trace: str, part: int | str) -> Path:
         """One ``simulate`` job's table (the rows of all its groups' batches); ``part`` may

@@ -23,7 +23,7 @@ pools it into each scheduler's share of moves by operator (the report's ``mig-pa
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
@@ -55,10 +55,15 @@ def operator_moves(log: pd.DataFrame, cost: float, pause_rule: str = "per-event"
     frame = pd.DataFrame({"operator": operator, "share": share, "pause": pause})
     sums = frame.groupby("operator").agg(moves=("share", "size"), restarts=("share", "sum"),
                                          pause=("pause", "sum"))
-    order = [op for op in (*OPERATORS, UNTAGGED) if op in sums.index]
-    order += sorted(set(sums.index) - set(order))
     return {op: (int(sums.at[op, "moves"]), float(sums.at[op, "restarts"]),
-                 float(sums.at[op, "pause"])) for op in order}
+                 float(sums.at[op, "pause"])) for op in ordered_operators(sums.index)}
+
+
+def ordered_operators(names: Iterable[str]) -> list[str]:
+    """Operator names in ``OPERATORS`` order, then ``UNTAGGED``, then any other by name."""
+    seen = set(names)
+    order = [op for op in (*OPERATORS, UNTAGGED) if op in seen]
+    return order + sorted(seen - set(order))
 
 
 def encode(moves: dict[str, tuple[int, float, float]]) -> str:

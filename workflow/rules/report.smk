@@ -3,6 +3,7 @@
 # it), then the report that renders both, the extension in its own section.
 
 from compass.experiments.breakeven import BREAKEVEN_FIGURE, BREAKEVEN_TABLE, FIT_TABLE
+from compass.experiments.compact_literal import LITERAL_TABLE
 from compass.experiments.gap import GAP_TABLE
 from compass.experiments.studies.extension.config import LEADS_TABLE as EXTENSION_TABLE
 from compass.experiments.verdict.by_baseline import BY_BASELINE_TABLE
@@ -31,6 +32,8 @@ BREAKEVEN_FILES = (
     if BREAKEVEN
     else []
 )
+# the literal Compact beside the corrected one on the same samples (common.smk's BREAKEVEN)
+LITERAL_FILES = table_files(PLAN.tables, LITERAL_TABLE) if BREAKEVEN else []
 
 EXTENSION_FILES = table_files(PLAN.tables, EXTENSION_TABLE) if PLAN.config.extension else []
 # outside schedulers against the reference and the strongest baseline (compare_plugins)
@@ -101,6 +104,30 @@ if BREAKEVEN_FILES:
             runtime=30,
         script:
             "../scripts/fft_breakeven.py"
+
+
+if LITERAL_FILES:
+
+    rule compact_literal:
+        input:
+            config=L.config,
+            runs=L.runs,
+            literal=[L.compact_literal_runs(t) for t in BREAKEVEN],
+        output:
+            reported(LITERAL_FILES, "Claims"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("compact_literal"),
+        params:
+            results=lambda wc, input: folder(input.config),
+            tables=lambda wc, output: folder(output[0]),
+        localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=30,
+        script:
+            "../scripts/compact_literal.py"
 
 
 if EXTENSION_FILES:
@@ -278,6 +305,7 @@ rule report:
         extension=EXTENSION_FILES,
         plugins=PLUGIN_FILES,
         breakeven=BREAKEVEN_FILES,
+        compact_literal=LITERAL_FILES,
         notebooks=[L.notebook(name) for name in NOTEBOOKS],
         figures=[f for name in NOTEBOOKS for f in PLAN.figure_products(name)],
         openb=OPENB_TARGETS,  # workflow/rules/common.smk

@@ -6,6 +6,7 @@
 import re
 
 from compass.experiments.breakeven import sweep_rounds
+from compass.experiments.compact_literal import literal_settings
 from compass.experiments.layout import Layout
 from compass.experiments.studies.nvl72.config import SETTINGS as NVL72_SETTINGS
 from compass.experiments.studies.regime.borrowed import BorrowedRuns, borrowed_runs
@@ -113,7 +114,8 @@ rule simulate:
 
 
 # FFT's break-even (common.smk's BREAKEVEN): one job per trace, FFT alone at each round
-# length the batches do not run already (compass.experiments.breakeven)
+# length the batches do not run already (compass.experiments.breakeven), and one job per
+# trace under the literal Compact
 
 if BREAKEVEN:
 
@@ -141,6 +143,31 @@ if BREAKEVEN:
             runtime=120,
         script:
             "../scripts/fft_breakeven_runs.py"
+
+    # the same samples under the literal Compact, compass-abs-paper (its corrected
+    # counterpart's runs are the batches'; compass.experiments.compact_literal)
+    rule compact_literal_runs:
+        input:
+            canonical=lambda wc: PLAN.canonical(wc.trace),
+        output:
+            L.compact_literal_runs("{trace}"),
+        conda:
+            ENVIRONMENT
+        log:
+            L.log("compact_literal_runs/{trace}"),
+        wildcard_constraints:
+            trace="|".join(BREAKEVEN),
+        params:
+            trace=lambda wc: PLAN.trace_json(wc.trace),
+            run=dump(literal_settings(PLAN.config.run).record()),
+            samples=lambda wc: dump(BREAKEVEN[wc.trace]),
+            eta=PLAN.config.experiments.overall_eta,
+            cost=PLAN.config.migration_cost,
+        resources:
+            mem_mb=4000,
+            runtime=120,
+        script:
+            "../scripts/compact_literal_runs.py"
 
 
 rule collect_runs:

@@ -1,7 +1,7 @@
 """The report's answers first ("What we found", paper/REPRODUCTION.md): three sentences a
 reviewer can quote, computed from claims.csv and the break-even table, then what a reader
 would otherwise miss (the case windows' selection, COMPASS-ABS's own blocking and pause per
-job, the stalled samples), and the section on FFT's break-even.
+job, whose that pause is, the stalled samples), and the section on FFT's break-even.
 
 The paper's verdicts compare COMPASS-ABS with "the strongest baseline"; ours is FFT in most
 groups, and FFT is the baseline we reconstructed from an abstract. So the answer is given
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -27,10 +27,11 @@ from compass.experiments.breakeven import (
     crossings,
 )
 from compass.experiments.case_study import CaseStudy
+from compass.experiments.compact_literal import LITERAL_TABLE, literal_sentence, paper_pause
 from compass.experiments.comparisons import overall_runs
 from compass.experiments.gap import GAP_TABLE, gap_sentence
 from compass.experiments.results import Results
-from compass.experiments.verdict.claims import DEFAULT_VARIANT, fmt
+from compass.experiments.verdict.claims import DEFAULT_VARIANT, Claim, fmt
 from compass.experiments.verdict.measures import STALL_S
 
 #: The verdicts a count names, in order.
@@ -104,10 +105,13 @@ def _breakeven_sentence(tables: Path) -> str:
             + "; ".join(crossing_text(r) for r in found.itertuples()) + ".")
 
 
-def otherwise_missed(res: Results, table: pd.DataFrame, tables: Path) -> list[str]:
+def otherwise_missed(res: Results, table: pd.DataFrame, tables: Path,
+                     claims: Sequence[Claim]) -> list[str]:
     """What a reader would otherwise miss: how the case windows were chosen, COMPASS-ABS's
     own blocking there against the paper's, its pause per job against the paper's, where
-    its AJCT gap comes from (``gap``), and the stalled samples."""
+    its AJCT gap comes from (``gap``), whose its pause is, the literal Compact's or the
+    correction's (``compact_literal``, against ``claims``' bound), and the stalled
+    samples."""
     frame = table[table["variant"] == DEFAULT_VARIANT].set_index("id")
     lines = ["**What you would otherwise miss.**", ""]
     study = CaseStudy.load(res)
@@ -129,6 +133,14 @@ def otherwise_missed(res: Results, table: pd.DataFrame, tables: Path) -> list[st
     if gap.is_file():
         lines.append("- Where COMPASS-ABS's AJCT gap comes from (s per job, paired intervals; "
                      f"{GAP_TABLE}.csv): " + gap_sentence(pd.read_csv(gap)) + ".")
+    literal = tables / f"{LITERAL_TABLE}.csv"
+    if literal.is_file():
+        lines.append("- Whose is COMPASS-ABS's pause per job, the paper's Compact's or our "
+                     "correction's? The literal Compact (compass-abs-paper) beside the "
+                     "corrected one (compass-abs) on the samples of FFT's break-even (means, "
+                     f"95 % intervals; {LITERAL_TABLE}.csv): "
+                     + literal_sentence(pd.read_csv(literal), *paper_pause(claims),
+                                        res.config.migration_cost) + ".")
     runs = overall_runs(res)
     queue = runs.groupby(["trace", "day", "seed"])["mean_queue_time"].max()
     stalled = queue[queue > STALL_S]

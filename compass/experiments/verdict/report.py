@@ -163,7 +163,8 @@ def _findings(table: pd.DataFrame, res: Results, claims: Sequence[Claim],
     counts = frame["verdict"].value_counts()
     real_traces = [t.name for t in res.traces.values() if t.origin == "real"]
     stand_ins = [t.name for t in res.traces.values() if t.origin == "synthetic"]
-    lines = ["## What we found", "", *answers(table, tables), *otherwise_missed(res, table, tables),
+    lines = ["## What we found", "", *answers(table, tables),
+             *otherwise_missed(res, table, tables, claims),
              "**Details.**", "",
              f"- Data: {res.label()}. " + _data_reading(real_traces, stand_ins),
              "- Verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
