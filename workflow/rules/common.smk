@@ -62,7 +62,7 @@ DAY_TABLES = [L.day_table(t) for t in PLAN.traces]
 REGIME_PLANS = regime_plans(PLAN)
 
 # REAL openb (workflow/rules/openb.smk): its files, all empty without an `openb` block.
-OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
+OPENB = OpenbConfig.from_profile(PLAN.config.spec)  # its paths: relative to the repository
 OPENB = OPENB.resolved(BASE) if OPENB is not None else None
 OPENB_DIR = openb_dir(L.root)
 # tables in the profile's outputs.table_format, metadata as JSON
