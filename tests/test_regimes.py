@@ -117,7 +117,9 @@ def test_the_schema_lists_every_synthetic_kind():
     to the generators is one a profile (and a regime) may name."""
     from compass.traces.synthetic import KINDS
 
-    assert set(SCHEMA["$defs"]["trace"]["properties"]["synthetic"]["enum"]) == set(KINDS)
+    assert SCHEMA["$defs"]["trace"]["properties"]["synthetic"]["$ref"] == \
+        "#/$defs/synthetic_kind"
+    assert set(SCHEMA["$defs"]["synthetic_kind"]["enum"]) == set(KINDS)
 
 
 def test_the_schema_refuses_an_unknown_kind():
