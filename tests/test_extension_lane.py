@@ -5,6 +5,7 @@ that it never changes a paper verdict."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +21,11 @@ from compass.experiments.config import (
     RunSettings,
     lane_label,
     parse_config,
+    pipeline_config,
 )
 from compass.experiments.layout import Layout
 from compass.experiments.pipeline import make_plan
+from compass.experiments.profile import read_profile
 from compass.experiments.results import Results
 from compass.experiments.runs import RUN_COLUMNS
 from compass.experiments.stats import Interval
@@ -310,9 +313,9 @@ def test_the_report_section_renders_the_table_apart_with_the_goal(smoke_results,
     runs = len(smoke_results.extension_runs)   # one run of each lane per batch
     batches = runs // len(smoke_results.config.extension_labels)
     assert f"Its {runs} runs in {batches} batches took {fmt(runs * 0.1)} CPU seconds" in text
-    bare = Results(smoke_results.layout, parse_config(
-        {k: v for k, v in smoke_results.config.raw.items() if k != "extension"}),
-        smoke_results.traces, smoke_results.runs)
+    bare = Results(smoke_results.layout,
+                   pipeline_config(replace(smoke_results.config.spec, extension=())),
+                   smoke_results.traces, smoke_results.runs)
     assert extension_section(_inputs(bare, tables, tmp_path)) == []
 
 
@@ -336,11 +339,11 @@ def test_the_openb_experiments_run_the_profiles_extension_after_their_own():
     from compass.experiments.studies.openb.config import OpenbConfig
 
     raw = profile("smoke")
-    cfg = OpenbConfig.from_profile(raw)
+    cfg = OpenbConfig.from_profile(read_profile(raw))
     assert cfg.extension == EXTENSION_SCHEDULERS
     assert OpenbConfig.from_record(cfg.record()) == cfg
     assert "compass-abs-plus" not in (*cfg.schedulers, *cfg.packing_schedulers, *cfg.baselines)
-    bare = OpenbConfig.from_profile({**raw, "extension": []})
+    bare = OpenbConfig.from_profile(read_profile({**raw, "extension": []}))
     assert bare.extension == bare.extension_estimates == ()
     assert "extension_estimates" not in bare.record()   # its rules' params as before
     # the replay runs the lane under each estimate too, as a batch does

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
+from compass.experiments.profile import read_profile
 from compass.experiments.stats import t_interval, t_paired_leads
 from compass.experiments.studies.openb.config import (
     LABEL,
@@ -212,7 +214,7 @@ def _config() -> OpenbConfig:
     quick["openb"]["packing_schedulers"] = ["compass-abs", "gfs"]
     quick["openb"]["packing"]["seeds"] = 2
     quick["baselines"] = ["gfs", "fft"]
-    cfg = OpenbConfig.from_profile(quick)
+    cfg = OpenbConfig.from_profile(read_profile(quick))
     return cfg.resolved(repo_root()), quick
 
 
@@ -268,20 +270,21 @@ def test_openb_claims_are_measured_and_judged(results):
     raw = yaml.safe_load((repo_root() / "paper" / "claims_openb.yaml").read_text())["claims"]
     assert all(set(c) <= fields | {"calibrated"} for c in raw)
     _, profile = _config()
-    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(raw=profile),
+    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(spec=read_profile(profile)),
                                              layout=SimpleNamespace(root=results)))
     for claim in claims:
         measured, verdict = assess(claim, ev)
         assert verdict.status in ("holds", "differs"), (claim.id, measured.text)
         assert measured.text.startswith(LABEL)
-    no_block = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(raw={}),
-                                                   layout=SimpleNamespace(root=results)))
+    no_block = SimpleNamespace(res=SimpleNamespace(
+        config=SimpleNamespace(spec=replace(read_profile(profile), openb=None)),
+        layout=SimpleNamespace(root=results)))
     assert assess(claims[0], no_block)[1].status == "no data"
 
 
 def test_a_claim_that_cannot_hold_is_judged_differs(results):
     _, profile = _config()
-    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(raw=profile),
+    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(spec=read_profile(profile)),
                                              layout=SimpleNamespace(root=results)))
     claim = Claim("x", "", "", "", {"kind": "openb_sif_bound", "experiment": "replay"},
                   {"at_most": -1}, "", [], "")

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from compass.experiments.config import ConfigError, parse_config
+from compass.experiments.config import ConfigError, parse_config, pipeline_config
 from compass.experiments.pipeline import make_plan
+from compass.experiments.profile import profile_dict, read_profile
 from compass.experiments.studies.regime.config import (
     COMPARISONS,
     claims_stem,
@@ -36,10 +37,10 @@ def _profile(name: str = "smoke", **regimes: dict[str, str]) -> dict:
 
 def test_the_derived_profile_replays_the_comparisons_on_the_regimes_kinds():
     raw = _profile()
-    before = copy.deepcopy(raw)
-    derived = regime_profile(raw, "paper-regime")
-    assert raw == before  # the profile itself is left alone
-    cfg = parse_config(derived)
+    spec = read_profile(raw)
+    derived = regime_profile(spec, "paper-regime")
+    assert spec == read_profile(raw)  # the profile itself is left alone
+    cfg = pipeline_config(derived)
     assert {t: s.synthetic for t, s in cfg.traces.items()} == {"venus": "venus-synth",
                                                                "gfs": "gfs-synth-indep"}
     assert all(s.real is None and s.use_real == "never" for s in cfg.traces.values())
@@ -49,11 +50,11 @@ def test_the_derived_profile_replays_the_comparisons_on_the_regimes_kinds():
                                                         main.migration_costs)
     assert x.wcc_traces == x.overall_traces and x.wcc_etas == (x.overall_eta,)
     assert x.physical is None and not cfg.variants and not cfg.extension and not cfg.regimes
-    assert "openb" not in derived
+    assert derived.openb is None and "openb" not in profile_dict(derived)
     assert cfg.results_dir == regime_results(parse_config(raw).results_dir, "paper-regime")
     assert cfg.results_dir == Path("results/smoke/regimes/paper-regime")
     jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(derived, SCHEMA)
+    jsonschema.validate(profile_dict(derived), SCHEMA)
 
 
 def test_a_regime_writes_its_run_tables_in_the_profiles_table_format():
@@ -61,7 +62,7 @@ def test_a_regime_writes_its_run_tables_in_the_profiles_table_format():
     report rules read (a Parquet profile's regime writes runs.parquet)."""
     raw = _profile()
     raw["outputs"] = {**raw["outputs"], "table_format": "parquet"}
-    plan = make_plan(regime_profile(raw, "paper-regime"))
+    plan = make_plan(regime_profile(read_profile(raw), "paper-regime"))
     assert plan.layout.runs == Path("results/smoke/regimes/paper-regime/runs.parquet")
 
 
@@ -88,9 +89,9 @@ def test_a_case_study_trace_outside_the_regime_moves_to_the_eta_sweeps():
     raw = _profile()
     raw["experiments"]["case_study"]["trace"] = "physmix"
     raw["experiments"]["case_study"]["candidate_days"] = [0]
-    derived = regime_profile(raw, "paper-regime")
-    case = derived["experiments"]["case_study"]
-    assert (case["trace"], case["candidate_days"]) == ("gfs", None)
+    derived = regime_profile(read_profile(raw), "paper-regime")
+    case = derived.experiments.case_study
+    assert (case.trace, case.candidate_days) == ("gfs", None)
     assert make_plan(derived).config.experiments.case.trace == "gfs"
 
 
@@ -116,7 +117,9 @@ def test_the_schema_lists_every_synthetic_kind():
     to the generators is one a profile (and a regime) may name."""
     from compass.traces.synthetic import KINDS
 
-    assert set(SCHEMA["$defs"]["trace"]["properties"]["synthetic"]["enum"]) == set(KINDS)
+    assert SCHEMA["$defs"]["trace"]["properties"]["synthetic"]["$ref"] == \
+        "#/$defs/synthetic_kind"
+    assert set(SCHEMA["$defs"]["synthetic_kind"]["enum"]) == set(KINDS)
 
 
 def test_the_schema_refuses_an_unknown_kind():
@@ -128,7 +131,8 @@ def test_the_schema_refuses_an_unknown_kind():
 
 def test_a_regime_without_the_eta_sweeps_trace_is_refused():
     with pytest.raises(ConfigError, match="eta sweep's trace gfs"):
-        regime_profile(_profile(venus_only={"venus": "venus-synth"}), "venus_only")
+        regime_profile(read_profile(_profile(venus_only={"venus": "venus-synth"})),
+                       "venus_only")
 
 
 def test_the_comparison_claims_are_the_four_experiments_comparisons():
@@ -192,15 +196,66 @@ def test_reading_uses_the_main_default_verdicts_only():
     assert missing.status == "closes" and missing.claims == ("a1", "a9")
 
 
-def test_a_regime_reads_the_cost_sweep_under_its_earlier_name_through_the_config():
-    """The c-sweep block's earlier name (``migration_cost``) is read in one place
-    (``config.cost_sweep_block``): a regime derived from such a profile writes it as
-    ``cost_sweep``, and a profile giving both names is refused there too."""
+def test_a_regime_reads_the_cost_sweep_under_its_earlier_name_through_the_profile():
+    """The c-sweep block's earlier name (``migration_cost``) is read in one place (the key's
+    ``old`` name in ``compass.experiments.profile``): a regime derived from such a profile
+    writes it as ``cost_sweep``, and a profile giving both names is refused there too."""
     raw = _profile()
     raw["experiments"]["migration_cost"] = raw["experiments"].pop("cost_sweep")
-    derived = regime_profile(raw, "paper-regime")
+    derived = profile_dict(regime_profile(read_profile(raw), "paper-regime"))
     assert "cost_sweep" in derived["experiments"]
     assert "migration_cost" not in derived["experiments"]
     raw["experiments"]["cost_sweep"] = raw["experiments"]["migration_cost"]
     with pytest.raises(ConfigError, match="same block"):
-        regime_profile(raw, "paper-regime")
+        read_profile(raw)
+
+
+def _dict_regime_profile(raw: dict, regime: str) -> dict:
+    """The regime's profile as it was derived before profiles were typed: the raw dict
+    copied and edited (the reference ``regime_profile`` must keep to)."""
+    raw = copy.deepcopy(raw)
+    kinds, x = raw["regimes"][regime], raw["experiments"]
+    sweep = x["cost_sweep"]
+    overall = [t for t in x["overall"]["traces"] if t in kinds]
+    case = dict(x["case_study"])
+    if case["trace"] not in kinds:
+        case.update(trace=x["eta_sweep"]["trace"], candidate_days=None)
+    raw["experiments"] = {
+        "overall": {**x["overall"], "traces": overall},
+        "eta_sweep": x["eta_sweep"],
+        "composition": {**x["composition"],
+                        "traces": [t for t in x["composition"]["traces"] if t in kinds]},
+        "wcc_coverage": {"traces": overall, "etas": [x["overall"]["eta"]]},
+        "cost_sweep": {**sweep, "traces": [t for t in sweep["traces"] if t in kinds],
+                       "days": {t: d for t, d in (sweep.get("days") or {}).items()
+                                if t in kinds}},
+        "case_study": case,
+        "physical": None,
+    }
+    raw["traces"] = {t: {**spec, "synthetic": kinds[t], "real": None, "use_real": "never"}
+                     for t, spec in raw["traces"].items() if t in kinds}
+    for key in ("variants", "extension", "extension_estimates", "openb", "regimes"):
+        raw.pop(key, None)
+    root = regime_results(Path(raw["outputs"]["results"]) / raw["profile"], regime)
+    raw["description"] = (f"the comparison experiments of profile {raw['profile']} on the "
+                          f"regime {regime} (SYNTHETIC {', '.join(kinds.values())})")
+    raw["outputs"] = {**raw["outputs"], "results": str(root.parent),
+                      "figures": str(root / "figures"), "tables": str(root / "tables"),
+                      "report": str(root / "REPRODUCTION.md")}
+    raw["profile"] = regime
+    return raw
+
+
+@pytest.mark.parametrize("name", ["quick", "medium"])
+def test_each_regime_is_derived_as_the_dict_edit_derived_it(name):
+    """``regime_profile`` (``dataclasses.replace`` on the typed profile) gives each regime
+    of quick and medium the profile, and so the plan, that editing the YAML's dict gave."""
+    raw = yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())
+    plan = make_plan(raw)
+    plans = regime_plans(plan)
+    assert list(plans) == list(raw["regimes"]) and len(plans) == 3
+    for regime, derived in plans.items():
+        expected = make_plan(_dict_regime_profile(raw, regime))
+        assert derived.config.spec == expected.config.spec
+        assert derived.config == expected.config and derived.grid == expected.grid
+        assert derived.traces == expected.traces

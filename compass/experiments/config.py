@@ -1,39 +1,45 @@
-"""The pipeline's configuration: a profile (``config/*.yaml``) parsed into dataclasses.
+"""The pipeline's configuration: its view of a profile (``config/*.yaml``).
 
 A profile names the schedulers, the traces with their days, and what each paper experiment
-of section 6 needs (eta values, migration costs, the case-study window). The Snakefile
-validates the YAML against ``config/schema.yaml`` first; this module turns it into typed
-objects, checks that its references hold and that its scheduler names are registered, and
-records how each trace was resolved (``data.resolve_trace``: real file or SYNTHETIC
-stand-in). docs/pipeline.md documents every key.
+of section 6 needs (eta values, migration costs, the case-study window). Its keys are typed
+in ``compass.experiments.profile`` (from which config/schema.yaml, which the Snakefile
+validates the YAML against, is generated); this module turns a profile into what the
+pipeline's steps take (``PipelineConfig``, ``RunSettings``), checks that its references hold
+and that its scheduler names are registered, and records how each trace was resolved
+(``data.resolve_trace``: real file or SYNTHETIC stand-in). docs/pipeline.md documents every
+key.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from compass.experiments.profile import (
+    EXTENSION_SCHEDULERS,
+    LANE_ESTIMATES,
+    BreakEvenConfig,
+    ConfigError,
+    DaySelection,
+    Demand,
+    Outputs,
+    PhysicalConfig,
+    Profile,
+    RealTrace,
+    TraceSpec,
+    profile_dict,
+    read_profile,
+)
 from compass.schedulers import names_with_role
-from compass.schedulers.estimates import ESTIMATES
-from compass.sim.table_files import DEFAULT_FORMAT
 from compass.sweeping import OnError
 from compass.traces.synthetic import KINDS as SYNTHETIC_KINDS
 
 #: The paper's seven schedulers (section 5.4) and the SIFOpt oracle (appendix C), read
 #: from the schedulers' cards (roles paper, baseline, oracle).
 PAPER_SCHEDULERS = names_with_role("paper", "baseline", "oracle")
-#: Our extension's schedulers, beyond the paper (docs/theory.md section 8): the profile key
-#: ``extension`` may name these only, and they never take part in a paper experiment.
-#: ``gfs-backfill`` (role reference: best-fit under the same EASY backfill) tells how
-#: much of COMPASS-ABS+'s lead its queue policy alone gives.
-EXTENSION_SCHEDULERS = names_with_role("extension", "reference")
-#: The runtime estimates (``compass.schedulers.estimates``) beyond the trace's own durations
-#: (``exact``, the extension's default) that the profile key ``extension_estimates`` may
-#: name: each extension scheduler then also runs under each of them.
-LANE_ESTIMATES = tuple(e for e in ESTIMATES if e != "exact")
 
 
 def lane_label(scheduler: str, estimate: str) -> str:
@@ -54,62 +60,6 @@ def lane_runs(extension: Sequence[str], estimates: Sequence[str],
     out += [(lane_label(s, e), s, {**params.get(s, {}), "runtime_estimate": e})
             for e in estimates for s in extension]
     return out
-
-Demand = Literal["window", "support"]
-#: Days of a trace: a list of indices, "all", or {start, stop, step}.
-DaySelection = list[int] | str | dict[str, int | None]
-
-
-class ConfigError(ValueError):
-    """A profile that cannot be run; the message says which key and why."""
-
-
-@dataclass(frozen=True)
-class RealTrace:
-    """A real trace file (fetched by ``compass trace fetch``, or shipped in data/), its
-    loader format and the loader's ``options`` (e.g. helios ``origin``).
-
-    ``trust_local`` (the profile's top-level key): replay the file even when it is not the
-    published one (``compass trace verify``), labelled "unverified local file".
-    """
-
-    path: str
-    format: str = "auto"
-    trust_local: bool = False
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def derived(self) -> str:
-        """How the format's file departs from the upstream log ("" for none or auto)."""
-        from compass.traces.formats import formats
-        fmt = formats().get(self.format)
-        return fmt.derived if fmt is not None else ""
-
-
-@dataclass(frozen=True)
-class TraceSpec:
-    """One of the paper's traces as a profile asks for it.
-
-    ``real``: the real source, or several tried in order (the first present one is
-    replayed). ``days``: a list of day indices, ``"all"``, or ``{start, stop, step}`` (stop
-    exclusive, None for the trace's end). ``hours``: the part of each day replayed, [h0, h1)
-    hours (0-24: the whole day). ``nodes``: a fixed cluster size instead of N(eta) (eq. 13).
-    """
-
-    name: str
-    synthetic: str
-    real: RealTrace | tuple[RealTrace, ...] | None = None
-    use_real: Literal["auto", "never"] = "auto"
-    days: DaySelection = "all"
-    hours: tuple[float, float] = (0.0, 24.0)
-    nodes: int | None = None
-
-    @property
-    def sources(self) -> tuple[RealTrace, ...]:
-        """The real sources in the order they are tried (none: SYNTHETIC only)."""
-        if self.real is None:
-            return ()
-        return self.real if isinstance(self.real, tuple) else (self.real,)
 
 
 @dataclass(frozen=True)
@@ -180,46 +130,6 @@ class CaseStudyConfig:
     candidate_days: tuple[int, ...] | None
 
 
-#: Physical scenarios a profile may name as ``experiments.physical.trace`` without a
-#: ``traces`` entry: fixed job lists (``physmix-migrate``: ``compass.traces.physmix_migrate``,
-#: designed so that COMPASS-ABS migrates).
-PHYSICAL_SCENARIOS = ("physmix-migrate",)
-
-
-@dataclass(frozen=True)
-class PhysicalConfig:
-    """Section 5.1: Phys-Mix run as real training jobs on Ray (``compass.runtime``).
-
-    The first ``max_jobs`` jobs of ``day`` of ``trace`` (a trace under ``traces``, or one of
-    ``PHYSICAL_SCENARIOS``, whose ``day`` is ignored), on ``nodes`` emulated 8-GPU nodes, at
-    ``time_scale`` trace seconds per wall second, under each of ``schedulers`` in turn.
-    Needs the ``runtime`` extra (torch, ray); docs/runtime.md.
-    """
-
-    trace: str
-    day: int
-    schedulers: tuple[str, ...]
-    nodes: int
-    max_jobs: int
-    time_scale: float
-
-    @property
-    def scenario(self) -> bool:
-        """Whether ``trace`` names a fixed scenario rather than a configured trace."""
-        return self.trace in PHYSICAL_SCENARIOS
-
-
-@dataclass(frozen=True)
-class BreakEvenConfig:
-    """FFT's break-even (``compass.experiments.breakeven``): the overall experiment's samples
-    of ``days`` (per trace; absent: every day) of ``traces`` replayed under FFT at each of
-    ``rounds_s`` (seconds), at the overall eta and the profile's c."""
-
-    traces: tuple[str, ...]
-    rounds_s: tuple[float, ...]
-    days: Mapping[str, DaySelection] = field(default_factory=dict)
-
-
 @dataclass(frozen=True)
 class Experiments:
     """What each experiment of section 6 runs (trace names refer to ``traces``)."""
@@ -241,22 +151,9 @@ class Experiments:
     migration_days: Mapping[str, DaySelection]
     case: CaseStudyConfig
     #: None: the physical runs are off (they need the runtime extra and wall-clock time)
-    physical: PhysicalConfig | None = None
+    physical: PhysicalConfig | None
     #: None: no FFT round-length sweep
-    fft_breakeven: BreakEvenConfig | None = None
-
-
-@dataclass(frozen=True)
-class Outputs:
-    """Where the products go (relative to the working directory)."""
-
-    results: str
-    figures: str
-    tables: str
-    report: str
-    #: the file format of the per-run tables under ``results`` (runs, parts, case study,
-    #: NVL72, physical): csv or parquet (``compass.sim.table_files``)
-    table_format: str = DEFAULT_FORMAT
+    fft_breakeven: BreakEvenConfig | None
 
 
 @dataclass(frozen=True)
@@ -315,7 +212,8 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class PipelineConfig:
-    """A parsed profile."""
+    """A parsed profile: the pipeline's view of ``spec`` (``pipeline_config``), whose keys of
+    the same names these fields hold (traces with the profile's ``trust_local``)."""
 
     profile: str
     run: RunSettings
@@ -325,15 +223,11 @@ class PipelineConfig:
     traces: Mapping[str, TraceSpec]
     experiments: Experiments
     outputs: Outputs
-    #: seeds per day of a SYNTHETIC trace; each (day, seed) pair is one sample
-    samples: int = 1
-    #: sensitivity regimes: name -> {trace -> synthetic kind} on which the comparison
-    #: experiments are replayed apart (``compass.experiments.studies.regime``); empty: none
-    regimes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    #: outside (plugin) schedulers of ``schedulers`` that the report compares against the
-    #: reference and the strongest baseline (``compass.experiments.plugin_leads``)
-    compare_plugins: tuple[str, ...] = ()
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    samples: int
+    regimes: Mapping[str, Mapping[str, str]]
+    compare_plugins: tuple[str, ...]
+    #: the typed profile (config.json writes it, the regimes derive theirs from it)
+    spec: Profile = field(compare=False, repr=False)
 
     @property
     def schedulers(self) -> tuple[str, ...]:
@@ -376,122 +270,61 @@ class PipelineConfig:
         return Path(self.outputs.results) / self.profile
 
 
-def _tuple(value: Any) -> tuple:
-    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
-
-
-def _given(raw: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """The keys of ``raw`` that a profile gives: the others take the dataclass's default, the
-    one place each default is written."""
-    return {k: raw[k] for k in keys if k in raw}
-
-
-def _trace(name: str, raw: Mapping[str, Any], trust_local: bool = False) -> TraceSpec:
-    real = raw.get("real")
-    optional = _given(raw, ("use_real", "days", "nodes", "hours"))
-    if "hours" in optional:
-        hours = tuple(float(h) for h in optional["hours"])
-        if not (len(hours) == 2 and 0 <= hours[0] < hours[1] <= 24):
-            raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
-        optional["hours"] = hours
-    sources = tuple(RealTrace(r["path"], trust_local=trust_local,
-                              **_given(r, ("format", "options")))
-                    for r in (real if isinstance(real, list) else [real] if real else []))
-    return TraceSpec(
-        name=name, synthetic=raw["synthetic"],
-        real=sources if len(sources) > 1 else sources[0] if sources else None,
-        **optional,
-    )
-
-
-#: The c-sweep block of ``experiments`` (section 6.5), and its earlier spelling, still read.
-COST_SWEEP, COST_SWEEP_OLD = "cost_sweep", "migration_cost"
-
-
-def cost_sweep_block(experiments: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The c-sweep block of a profile's ``experiments``: the one place that reads it under
-    its earlier name too (``COST_SWEEP_OLD``); both names at once are refused."""
-    if COST_SWEEP in experiments and COST_SWEEP_OLD in experiments:
-        raise ConfigError(f"experiments.{COST_SWEEP} and experiments.{COST_SWEEP_OLD} are the "
-                          f"same block (the old name); give it once, as {COST_SWEEP}")
-    return experiments[COST_SWEEP] if COST_SWEEP in experiments else experiments[COST_SWEEP_OLD]
-
-
-def _experiments(raw: Mapping[str, Any]) -> Experiments:
-    m = cost_sweep_block(raw)
-    o, e, c, w, k = (raw[x] for x in ("overall", "eta_sweep", "composition", "wcc_coverage",
-                                      "case_study"))
-    case = CaseStudyConfig(
-        trace=k["trace"], eta=float(k["eta"]), paper_day=int(k["paper_window"]["day"]),
-        paper_start_h=float(k["paper_window"]["start_h"]),
-        paper_end_h=float(k["paper_window"]["end_h"]),
-        window_minutes=float(k["window_minutes"]), step_minutes=float(k["step_minutes"]),
-        candidate_days=None if k.get("candidate_days") is None else _tuple(k["candidate_days"]),
-    )
-    return Experiments(
-        overall_traces=_tuple(o["traces"]), overall_eta=float(o["eta"]),
-        eta_trace=e["trace"], etas=tuple(float(x) for x in e["etas"]),
-        eta_days=e.get("days"),
-        composition_traces=_tuple(c["traces"]), composition_eta=float(c["eta"]),
-        composition_min_jobs=int(c["min_jobs"]),
-        wcc_traces=_tuple(w["traces"]), wcc_etas=tuple(float(x) for x in w["etas"]),
-        migration_traces=_tuple(m["traces"]), migration_eta=float(m["eta"]),
-        migration_costs=tuple(float(x) for x in m["costs"]),
-        migration_days=dict(m.get("days") or {}),
-        case=case,
-        physical=_physical(raw.get("physical")),
-        fft_breakeven=None if raw.get("fft_breakeven") is None else BreakEvenConfig(
-            _tuple(raw["fft_breakeven"]["traces"]),
-            tuple(float(r) for r in raw["fft_breakeven"]["rounds_s"]),
-            dict(raw["fft_breakeven"].get("days") or {})),
-    )
-
-
-def _physical(raw: Mapping[str, Any] | None) -> PhysicalConfig | None:
-    if raw is None:
-        return None
-    return PhysicalConfig(
-        trace=raw["trace"], day=int(raw["day"]), schedulers=_tuple(raw["schedulers"]),
-        nodes=int(raw["nodes"]), max_jobs=int(raw["max_jobs"]),
-        time_scale=float(raw["time_scale"]),
-    )
-
-
 def parse_config(raw: Mapping[str, Any]) -> PipelineConfig:
-    """A ``PipelineConfig`` from a profile dict (already schema-checked by the Snakefile).
+    """A ``PipelineConfig`` from a profile dict (``read_profile``; the Snakefile has checked
+    it against the schema, a config.json's or a test's dict has not).
 
-    Raises ``ConfigError`` on references to traces that are not configured, or a reference
-    scheduler missing from ``schedulers``.
+    Raises ``ConfigError`` on a key missing or of the wrong shape, references to traces
+    that are not configured, or a reference scheduler missing from ``schedulers``.
     """
-    trust_local = bool(raw.get("trust_local", False))
-    traces = {name: _trace(name, spec, trust_local) for name, spec in raw["traces"].items()}
-    experiments = _experiments(raw["experiments"])
+    return pipeline_config(read_profile(raw))
+
+
+def pipeline_config(profile: Profile) -> PipelineConfig:
+    """The pipeline's view of a typed profile (checked as ``parse_config`` says)."""
+    x, case = profile.experiments, profile.experiments.case_study
+    window = case.paper_window
+    experiments = Experiments(
+        overall_traces=x.overall.traces, overall_eta=x.overall.eta,
+        eta_trace=x.eta_sweep.trace, etas=x.eta_sweep.etas, eta_days=x.eta_sweep.days,
+        composition_traces=x.composition.traces, composition_eta=x.composition.eta,
+        composition_min_jobs=x.composition.min_jobs,
+        wcc_traces=x.wcc_coverage.traces, wcc_etas=x.wcc_coverage.etas,
+        migration_traces=x.cost_sweep.traces, migration_eta=x.cost_sweep.eta,
+        migration_costs=x.cost_sweep.costs, migration_days=x.cost_sweep.days,
+        case=CaseStudyConfig(case.trace, case.eta, window.day, window.start_h, window.end_h,
+                             case.window_minutes, case.step_minutes, case.candidate_days),
+        physical=x.physical, fft_breakeven=x.fft_breakeven)
     run = RunSettings(
-        schedulers=_tuple(raw["schedulers"]), seed=int(raw["seed"]),
-        scheduler_params={k: dict(v) for k, v in (raw.get("scheduler_params") or {}).items()},
-        pause_rule=raw["pause_rule"], on_error=raw["on_error"], demand=raw["sizing"]["demand"],
-        **_given(raw, ("progress",)),
-        variants={k: {"scheduler": v["scheduler"], "params": dict(v["params"])}
-                  for k, v in (raw.get("variants") or {}).items()},
-        extension=_tuple(raw.get("extension") or ()),
+        schedulers=profile.schedulers, seed=profile.seed,
+        scheduler_params=profile.scheduler_params, pause_rule=profile.pause_rule,
+        on_error=profile.on_error, demand=profile.sizing.demand, progress=profile.progress,
+        variants={k: {"scheduler": v.scheduler, "params": v.params}
+                  for k, v in profile.variants.items()},
+        extension=profile.extension,
         # estimates without an extension scheduler run nothing (and change no batch)
-        extension_estimates=_tuple(raw.get("extension_estimates") or ()
-                                   if raw.get("extension") else ()),
-    )
+        extension_estimates=profile.extension_estimates if profile.extension else ())
     cfg = PipelineConfig(
-        profile=raw["profile"], run=run, reference=raw["reference"],
-        baselines=_tuple(raw["baselines"]), migration_cost=float(raw["migration_cost"]),
-        traces=traces, experiments=experiments, outputs=Outputs(**raw["outputs"]),
-        **{k: int(v) for k, v in _given(raw, ("samples",)).items()},
-        regimes={name: dict(kinds) for name, kinds in (raw.get("regimes") or {}).items()},
-        compare_plugins=_tuple(raw.get("compare_plugins") or ()),
-        raw=dict(raw),
-    )
+        profile=profile.profile, run=run, reference=profile.reference,
+        baselines=profile.baselines, migration_cost=profile.migration_cost,
+        traces={name: _trusted(spec, profile.trust_local)
+                for name, spec in profile.traces.items()},
+        experiments=experiments, outputs=profile.outputs, samples=profile.samples,
+        regimes=profile.regimes, compare_plugins=profile.compare_plugins, spec=profile)
     _check_references(cfg)
     return cfg
 
 
+def _trusted(spec: TraceSpec, trust_local: bool) -> TraceSpec:
+    """A trace whose real sources carry the profile's ``trust_local``."""
+    sources = tuple(replace(s, trust_local=trust_local) for s in spec.sources)
+    return replace(spec, real=sources if len(sources) > 1 else sources[0] if sources else None)
+
+
 def _check_references(cfg: PipelineConfig) -> None:
+    for name, spec in cfg.traces.items():
+        if len(spec.hours) != 2 or not 0 <= spec.hours[0] < spec.hours[1] <= 24:
+            raise ConfigError(f"traces.{name}.hours must be [h0, h1] with 0 <= h0 < h1 <= 24")
     x = cfg.experiments
     used = {*x.overall_traces, x.eta_trace, *x.composition_traces, *x.wcc_traces,
             *x.migration_traces, x.case.trace, *x.migration_days,
@@ -575,13 +408,15 @@ def check_schedulers(names: Sequence[str], available: Sequence[str]) -> None:
 
 
 def config_record(cfg: PipelineConfig, resolved: Mapping[str, ResolvedTrace]) -> dict[str, Any]:
-    """The JSON the pipeline writes beside its results: the profile plus resolved traces."""
-    return {"profile": dict(cfg.raw),
+    """The JSON the pipeline writes beside its results: the profile (``profile_dict``) plus
+    resolved traces."""
+    return {"profile": profile_dict(cfg.spec),
             "resolved": {name: r.record() for name, r in resolved.items()}}
 
 
 def read_config_record(record: Mapping[str, Any]
                        ) -> tuple[PipelineConfig, dict[str, ResolvedTrace]]:
-    """The parsed profile and resolved traces of a ``config_record``."""
+    """The parsed profile and resolved traces of a ``config_record`` (of any version: each
+    holds the profile's dict)."""
     return (parse_config(record["profile"]),
             {k: ResolvedTrace.from_record(v) for k, v in record["resolved"].items()})

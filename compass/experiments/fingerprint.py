@@ -47,7 +47,7 @@ def plan_record(cfg: PipelineConfig, steps: int | None) -> dict[str, Any]:
     """What the fingerprint hashes: the steps and the parsed profile without its
     description, output paths and progress switch (JSON-ready)."""
     record = asdict(cfg)
-    for key in ("raw", "outputs"):
+    for key in ("spec", "outputs"):
         record.pop(key, None)
     record["run"].pop("progress", None)
     return {"steps": steps, "profile": record}

@@ -36,7 +36,7 @@ from compass.experiments.config import (
     RunSettings,
     check_schedulers,
     config_record,
-    parse_config,
+    pipeline_config,
 )
 from compass.experiments.data import load_days, resolve_trace
 from compass.experiments.failed_schedulers import warn_dead
@@ -60,6 +60,7 @@ from compass.experiments.layout import (
     figure_files,
     table_files,
 )
+from compass.experiments.profile import Profile, read_profile
 from compass.experiments.runs import case_runs, cpu_seconds, fragmented_window, run_batch
 from compass.experiments.tables import write_table
 from compass.schedulers import available, load_plugins
@@ -219,17 +220,19 @@ def sized_together(plans: Sequence[Plan]) -> list[Plan]:
     return [replace(p, run_samples=total) for p in plans]
 
 
-def make_plan(raw: Mapping[str, Any], root: Path = Path(".")) -> Plan:
-    """Parse, check and resolve a profile (raises ``ConfigError`` with the reason).
+def make_plan(profile: Mapping[str, Any] | Profile, root: Path = Path(".")) -> Plan:
+    """Parse (a dict: ``read_profile``), check and resolve a profile (raises
+    ``ConfigError`` with the reason).
 
-    The profile's ``plugins`` are imported first (and, through the environment, in every
-    process the run starts), so that their schedulers are registered when checked.
+    The profile's ``plugins`` are imported before it is checked (and, through the
+    environment, in every process the run starts), so that their schedulers are registered.
     """
+    spec = profile if isinstance(profile, Profile) else read_profile(profile)
     try:
-        load_plugins(raw.get("plugins") or ())
+        load_plugins(spec.plugins)
     except ImportError as err:
         raise ConfigError(f"plugins: {err}") from None
-    cfg = parse_config(raw)
+    cfg = pipeline_config(spec)
     for name, spec in cfg.traces.items():
         for real in spec.sources:
             if real.format != "auto" and real.format not in formats():

@@ -65,7 +65,7 @@ PLAN, *_REGIMES = sized_together([PLAN, *regime_plans(PLAN).values()])
 REGIME_PLANS = dict(zip(PLAN.config.regimes, _REGIMES))
 
 # REAL openb (workflow/rules/openb.smk): its files, all empty without an `openb` block.
-OPENB = OpenbConfig.from_profile(config)  # its paths are relative to the repository
+OPENB = OpenbConfig.from_profile(PLAN.config.spec)  # its paths: relative to the repository
 OPENB = OPENB.resolved(BASE) if OPENB is not None else None
 OPENB_DIR = openb_dir(L.root)
 # tables in the profile's outputs.table_format, metadata as JSON

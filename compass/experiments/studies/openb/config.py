@@ -12,8 +12,8 @@ from typing import Any
 
 from compass.experiments.config import lane_runs
 from compass.experiments.layout import OPENB_NOTEBOOK, OPENB_PRODUCTS
+from compass.experiments.profile import PackingConfig, Profile, ReplayConfig
 from compass.sim.metrics import METRICS
-from compass.traces.formats.alibaba_openb import Fractional
 
 #: What every table, figure and report row says about this data.
 LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
@@ -21,27 +21,6 @@ LABEL = "REAL openb (Alibaba FGD ATC'23 pod lists)"
 REPLAY_METRICS = METRICS
 PACKING_MEASURES = ("allocated_share", "partial_nodes", "sif")
 STAGES = ("first_rejection", "saturation")
-
-
-@dataclass(frozen=True)
-class ReplayConfig:
-    """The replay: pod list, sizing level, busy-day threshold, GPU-sharing pods, cost c."""
-
-    path: str
-    eta: float = 0.9
-    min_pods: int = 50
-    fractional: Fractional = "drop"
-    migration_cost: float = 8.0
-
-
-@dataclass(frozen=True)
-class PackingConfig:
-    """The packing: variants (name -> pod list), node list, seeds, GPU-sharing pods."""
-
-    variants: Mapping[str, str]
-    node_list: str
-    seeds: int
-    fractional: Fractional = "drop"
 
 
 @dataclass(frozen=True)
@@ -62,17 +41,15 @@ class OpenbConfig:
     extension_estimates: tuple[str, ...] = ()
 
     @classmethod
-    def from_profile(cls, raw: Mapping[str, Any]) -> OpenbConfig | None:
-        """The block of a profile dict (reference, baselines and extension are the
-        profile's), or None when the profile has none."""
-        block = raw.get("openb")
+    def from_profile(cls, profile: Profile) -> OpenbConfig | None:
+        """The profile's block (reference, baselines and extension are the profile's), or
+        None when the profile has none."""
+        block = profile.openb
         if block is None:
             return None
-        return cls.from_record({**block, "reference": raw["reference"],
-                                "baselines": raw["baselines"],
-                                "extension": raw.get("extension") or [],
-                                "extension_estimates": (raw.get("extension_estimates") or []
-                                                        if raw.get("extension") else [])})
+        return cls(profile.reference, profile.baselines, block.schedulers,
+                   block.packing_schedulers, block.replay, block.packing, profile.extension,
+                   profile.extension_estimates if profile.extension else ())
 
     def record(self) -> dict[str, Any]:
         """JSON-ready form (the rules' params); without ``extension_estimates`` when it is

@@ -27,7 +27,7 @@ def _fmt(x: float) -> str:
 
 def _results(ev: Any) -> OpenbResults | None:
     """The openb results of the report's results folder, or None when they are absent."""
-    if OpenbConfig.from_profile(ev.res.config.raw) is None:
+    if OpenbConfig.from_profile(ev.res.config.spec) is None:
         return None
     return OpenbResults.load(ev.res.layout.root)
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from compass.experiments.aggregate import MEASURE_LOWER_IS_BETTER
 from compass.experiments.layout import Layout
+from compass.experiments.profile import read_profile
 from compass.experiments.stats import t_interval_table, t_paired_leads
 from compass.experiments.studies.openb.config import (
     LABEL,
@@ -46,7 +47,7 @@ class OpenbResults:
     def load(cls, results: str | Path) -> OpenbResults:
         folder, fmt = openb_dir(results), Layout.of(results).table_format
         record = json.loads((Path(results) / "config.json").read_text())
-        cfg = OpenbConfig.from_profile(record["profile"])
+        cfg = OpenbConfig.from_profile(read_profile(record["profile"]))
         if cfg is None:
             raise ValueError(f"{results}: the profile has no openb block")
         return cls(cfg, read_frame(table_path(folder, REPLAY_RUNS, fmt)),

@@ -2,25 +2,24 @@
 comparison experiments of section 6 on other SYNTHETIC kinds, e.g. ``paper-regime: {venus:
 venus-paper-regime, gfs: gfs-paper-regime}``, into ``results/<profile>/regimes/<name>/``.
 
-``regime_profile`` derives the profile of one regime (overall, eta sweep, composition and
-cost sweep on the regime's kinds; not the case study, which replays one day's window, nor
-the physical runs or openb); ``regime_plans`` their pipeline plans; ``regime_slug`` and
-``claims_stem`` name their files.
+``regime_profile`` derives the typed profile of one regime from the profile's with
+``dataclasses.replace`` (overall, eta sweep, composition and cost sweep on the regime's kinds;
+not the case study, which replays one day's window, nor the physical runs or openb);
+``regime_plans`` their pipeline plans; ``regime_slug`` and ``claims_stem`` name their files.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from compass.experiments.config import COST_SWEEP, ConfigError, cost_sweep_block
+from compass.experiments.config import ConfigError
 from compass.experiments.pipeline import Plan, make_plan
+from compass.experiments.profile import Profile, WccCoverageBlock
 from compass.experiments.verdict.claims import CLAIMS_TABLE
 
 #: The experiments a regime replays: the comparisons between schedulers.
-COMPARISONS = ("overall", "eta_sweep", "composition", COST_SWEEP)
+COMPARISONS = ("overall", "eta_sweep", "composition", "cost_sweep")
 
 
 def regime_slug(regime: str) -> str:
@@ -38,56 +37,46 @@ def regime_results(results_dir: str | Path, regime: str) -> Path:
     return Path(results_dir) / "regimes" / regime
 
 
-def regime_profile(config: Mapping[str, Any], regime: str) -> dict[str, Any]:
-    """The profile of one regime of ``config`` (a raw profile, as the YAML gives it): the
-    regime's traces alone, each on its SYNTHETIC kind (no real file); the comparison
-    experiments on those traces (WCC coverage at the overall eta on them: no batch of its
-    own); no variants, extension, physical runs, openb or regimes; results under
-    ``regime_results``. Raises ``ConfigError`` where an experiment keeps no trace."""
-    raw = copy.deepcopy(dict(config))
-    if regime not in (raw.get("regimes") or {}):
-        raise ConfigError(f"regimes: no regime {regime!r} in profile {raw['profile']!r}")
-    kinds = raw["regimes"][regime]
-    where = f"regimes.{regime}"
-    x = raw["experiments"]
-    sweep = cost_sweep_block(x)
+def regime_profile(profile: Profile, regime: str) -> Profile:
+    """The profile of one regime of ``profile``: the regime's traces alone, each on its
+    SYNTHETIC kind (no real file); the comparison experiments on those traces (WCC coverage
+    at the overall eta on them: no batch of its own; no FFT break-even); no variants,
+    extension, physical runs, openb or regimes; results under ``regime_results``. Raises
+    ``ConfigError`` where an experiment keeps no trace."""
+    if regime not in profile.regimes:
+        raise ConfigError(f"regimes: no regime {regime!r} in profile {profile.profile!r}")
+    kinds, where, x = profile.regimes[regime], f"regimes.{regime}", profile.experiments
 
-    def kept(block: str, traces: list[str]) -> list[str]:
-        mine = [t for t in traces if t in kinds]
+    def kept(block: str, traces: tuple[str, ...]) -> tuple[str, ...]:
+        mine = tuple(t for t in traces if t in kinds)
         if not mine:
-            raise ConfigError(f"{where}: maps none of experiments.{block}'s traces {traces}")
+            raise ConfigError(f"{where}: maps none of experiments.{block}'s traces "
+                              f"{list(traces)}")
         return mine
 
-    if x["eta_sweep"]["trace"] not in kinds:
-        raise ConfigError(f"{where}: maps not the eta sweep's trace {x['eta_sweep']['trace']}")
-    overall = kept("overall", list(x["overall"]["traces"]))
-    case = dict(x["case_study"])
-    if case["trace"] not in kinds:  # required by a profile, never run in a regime
-        case.update(trace=x["eta_sweep"]["trace"], candidate_days=None)
-    raw["experiments"] = {
-        "overall": {**x["overall"], "traces": overall},
-        "eta_sweep": x["eta_sweep"],
-        "composition": {**x["composition"],
-                        "traces": kept("composition", list(x["composition"]["traces"]))},
-        "wcc_coverage": {"traces": overall, "etas": [x["overall"]["eta"]]},
-        COST_SWEEP: {**sweep, "traces": kept(COST_SWEEP, list(sweep["traces"])),
-                     "days": {t: d for t, d in (sweep.get("days") or {}).items()
-                              if t in kinds}},
-        "case_study": case,
-        "physical": None,
-    }
-    raw["traces"] = {t: {**spec, "synthetic": kinds[t], "real": None, "use_real": "never"}
-                     for t, spec in raw["traces"].items() if t in kinds}
-    for key in ("variants", "extension", "extension_estimates", "openb", "regimes"):
-        raw.pop(key, None)
-    root = regime_results(Path(raw["outputs"]["results"]) / raw["profile"], regime)
-    raw["description"] = (f"the comparison experiments of profile {raw['profile']} on the "
-                          f"regime {regime} (SYNTHETIC {', '.join(kinds.values())})")
-    raw["outputs"] = {**raw["outputs"], "results": str(root.parent),  # same table format
-                      "figures": str(root / "figures"), "tables": str(root / "tables"),
-                      "report": str(root / "REPRODUCTION.md")}
-    raw["profile"] = regime
-    return raw
+    if x.eta_sweep.trace not in kinds:
+        raise ConfigError(f"{where}: maps not the eta sweep's trace {x.eta_sweep.trace}")
+    overall, sweep, case = kept("overall", x.overall.traces), x.cost_sweep, x.case_study
+    if case.trace not in kinds:  # required by a profile, never run in a regime
+        case = replace(case, trace=x.eta_sweep.trace, candidate_days=None)
+    experiments = replace(
+        x, overall=replace(x.overall, traces=overall),
+        composition=replace(x.composition, traces=kept("composition", x.composition.traces)),
+        wcc_coverage=WccCoverageBlock(traces=overall, etas=(x.overall.eta,)),
+        cost_sweep=replace(sweep, traces=kept("cost_sweep", sweep.traces),
+                           days={t: d for t, d in sweep.days.items() if t in kinds}),
+        fft_breakeven=None, case_study=case, physical=None)
+    root = regime_results(Path(profile.outputs.results) / profile.profile, regime)
+    return replace(
+        profile, profile=regime, experiments=experiments,
+        description=(f"the comparison experiments of profile {profile.profile} on the regime "
+                     f"{regime} (SYNTHETIC {', '.join(kinds.values())})"),
+        traces={t: replace(spec, synthetic=kinds[t], real=None, use_real="never")
+                for t, spec in profile.traces.items() if t in kinds},
+        variants={}, extension=(), extension_estimates=(), openb=None, regimes={},
+        outputs=replace(profile.outputs, results=str(root.parent),  # same table format
+                        figures=str(root / "figures"), tables=str(root / "tables"),
+                        report=str(root / "REPRODUCTION.md")))
 
 
 def regime_plans(plan: Plan) -> dict[str, Plan]:
@@ -95,7 +84,7 @@ def regime_plans(plan: Plan) -> dict[str, Plan]:
     order; ``ConfigError`` names the regime whose derived profile cannot run."""
     out = {}
     for name in plan.config.regimes:
-        derived = regime_profile(plan.config.raw, name)
+        derived = regime_profile(plan.config.spec, name)
         try:
             out[name] = make_plan(derived)
         except ConfigError as err:
