@@ -21,9 +21,10 @@ import pandas as pd
 
 from compass.experiments.results import Results
 from compass.experiments.stats import Interval, classify
-from compass.experiments.verdict.claims import SENSITIVE_KINDS, Claim, Margin, Tally, Verdict
+from compass.experiments.verdict.claims import Claim, Margin, Tally, Verdict
 from compass.experiments.verdict.judging import assess
 from compass.experiments.verdict.measures import Evidence
+from compass.experiments.verdict.registry import compared_kinds
 
 #: The baseline set aside in the ``*_without_fft`` columns: the one we rebuilt from an
 #: abstract, and the strongest in most groups.
@@ -52,7 +53,7 @@ def _evidence(res: Results, baselines: Sequence[str], tables: Path,
 
 def without_fft(claims: Sequence[Claim], res: Results, tables: Path,
                 margins: Mapping[str, Margin]) -> pd.DataFrame:
-    """Per comparison claim (``SENSITIVE_KINDS``): its lead and interval against the
+    """Per comparison claim (``registry.compared_kinds``): its lead and interval against the
     strongest baseline other than ``SET_ASIDE`` (lead claims; NaN for the others) and its
     verdict under the same rule (``verdicts.assess``). Empty when the profile's baselines
     do not include ``SET_ASIDE`` or it is the only one."""
@@ -60,8 +61,9 @@ def without_fft(claims: Sequence[Claim], res: Results, tables: Path,
     rows = []
     if SET_ASIDE in res.config.baselines and others:
         ev = _evidence(res, others, tables, margins)
+        compared = compared_kinds()
         for claim in claims:
-            if claim.measure["kind"] not in SENSITIVE_KINDS:
+            if claim.measure["kind"] not in compared:
                 continue
             measured, verdict = assess(claim, ev)
             iv = measured.interval

@@ -17,7 +17,7 @@ never imports a study.
 from __future__ import annotations
 
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Literal, get_args
 import pandas as pd
 
 from compass.experiments.results import Results
-from compass.experiments.verdict.claims import Measured
+from compass.experiments.verdict.claims import SENSITIVE_KINDS, Measured
 
 #: A measure kind: the claims' evidence (``measures.Evidence``) and the claim's
 #: ``measure`` arguments in, our value out.
@@ -54,13 +54,21 @@ class ReportInputs:
 ReportSection = Callable[[ReportInputs], list[str]]
 
 _MEASURES: dict[str, MeasureFunction] = {}
+_COMPARED: set[str] = set()
 _SECTIONS: dict[ReportSlot, dict[str, ReportSection]] = {slot: {} for slot in SLOTS}
 _discovered = False
 
 
-def register_measures(kinds: Mapping[str, MeasureFunction]) -> None:
+def register_measures(kinds: Mapping[str, MeasureFunction],
+                      compared: Sequence[str] = ()) -> None:
     """Register a study's measure kinds; a kind registered by another function is refused
-    (registering the same function again, as a reloaded module does, is allowed)."""
+    (registering the same function again, as a reloaded module does, is allowed).
+    ``compared``: those of ``kinds`` that measure COMPASS-ABS against the strongest of the
+    evidence's baselines (``compared_kinds``)."""
+    unknown = set(compared) - set(kinds)
+    if unknown:
+        raise ValueError(f"compared kinds {sorted(unknown)} are not among the kinds registered")
+    _COMPARED.update(compared)
     for kind, function in kinds.items():
         old = _MEASURES.get(kind)
         if old is not None and _identity(old) != _identity(function):
@@ -103,6 +111,14 @@ def registered_measures() -> dict[str, MeasureFunction]:
     """Every measure kind the studies register, by kind (``discover`` first)."""
     discover()
     return dict(_MEASURES)
+
+
+def compared_kinds() -> tuple[str, ...]:
+    """The measure kinds judged against the strongest baseline, which
+    ``by_baseline.without_fft`` judges again without FFT: the claims' own comparisons
+    (``SENSITIVE_KINDS``) and those the studies register as ``compared``."""
+    discover()
+    return (*SENSITIVE_KINDS, *sorted(_COMPARED - set(SENSITIVE_KINDS)))
 
 
 def report_sections(slot: ReportSlot) -> list[ReportSection]:

@@ -58,7 +58,11 @@ def _replay_lead(ev: Any, metric: str) -> Measured:
     res = _results(ev)
     if res is None:
         return _measured(None, "no openb block in this profile")
-    row = res.replay_leads().set_index("measure").loc[metric]
+    # the study's baselines among the evidence's (narrowed without FFT by ``by_baseline``)
+    baselines = [b for b in res.config.baselines if b in ev.res.config.baselines]
+    if not baselines:
+        return _measured(None, "none of the study's baselines is among the comparison's")
+    row = res.replay_leads(baselines).set_index("measure").loc[metric]
     if not np.isfinite(row["low"]):
         return _measured(None, f"fewer than two busy days with a {metric} value")
     interval = Interval(float(row["lead"]), float(row["low"]), float(row["high"]), int(row["n"]))
@@ -107,4 +111,4 @@ OPENB_MEASURES: dict[str, Callable[..., Measured]] = {
     "openb_replay_wins": _replay_wins, "openb_replay_lead": _replay_lead,
     "openb_sif_bound": _sif_bound, "openb_packing_lead": _packing_lead,
 }
-register_measures(OPENB_MEASURES)
+register_measures(OPENB_MEASURES, compared=("openb_replay_lead",))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,11 +107,13 @@ class OpenbResults:
         """Per scheduler and metric: mean over the busy days with its interval."""
         return t_interval_table(self.replay_days, ["scheduler"], REPLAY_METRICS)
 
-    def replay_leads(self) -> pd.DataFrame:
-        """The reference's lead over the strongest baseline, paired by busy day."""
+    def replay_leads(self, baselines: Sequence[str] | None = None) -> pd.DataFrame:
+        """The reference's lead over the strongest of ``baselines`` (default: the study's),
+        paired by busy day."""
         days = self.replay_days.assign(window="busy days")
         return t_paired_leads(days, ["window"], "day", self.config.reference,
-                              self.config.baselines, REPLAY_METRICS, MEASURE_LOWER_IS_BETTER)
+                              self.config.baselines if baselines is None else baselines,
+                              REPLAY_METRICS, MEASURE_LOWER_IS_BETTER)
 
     def packing_summary(self) -> pd.DataFrame:
         """Per variant, stage and scheduler: mean over seeds with its interval."""
