@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -262,6 +263,15 @@ def test_packing_table_covers_every_variant_seed_scheduler_and_stage(results):
     assert res.drops()["kept"].tolist()[0] == len(load_trace(DEFAULT))
 
 
+def _evidence(profile: dict, results: Path) -> SimpleNamespace:
+    """What the openb measures read of the claims' evidence: the profile, its baselines and
+    the results folder."""
+    spec = read_profile(profile)
+    return SimpleNamespace(res=SimpleNamespace(
+        config=SimpleNamespace(spec=spec, baselines=spec.baselines),
+        layout=SimpleNamespace(root=results)))
+
+
 def test_openb_claims_are_measured_and_judged(results):
     claims = load_claims(repo_root() / "paper" / "claims_openb.yaml")
     assert {c.measure["kind"] for c in claims} <= {*MEASURES, *registered_measures()}
@@ -270,8 +280,7 @@ def test_openb_claims_are_measured_and_judged(results):
     raw = yaml.safe_load((repo_root() / "paper" / "claims_openb.yaml").read_text())["claims"]
     assert all(set(c) <= fields | {"calibrated"} for c in raw)
     _, profile = _config()
-    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(spec=read_profile(profile)),
-                                             layout=SimpleNamespace(root=results)))
+    ev = _evidence(profile, results)
     for claim in claims:
         measured, verdict = assess(claim, ev)
         assert verdict.status in ("holds", "differs"), (claim.id, measured.text)
@@ -284,8 +293,7 @@ def test_openb_claims_are_measured_and_judged(results):
 
 def test_a_claim_that_cannot_hold_is_judged_differs(results):
     _, profile = _config()
-    ev = SimpleNamespace(res=SimpleNamespace(config=SimpleNamespace(spec=read_profile(profile)),
-                                             layout=SimpleNamespace(root=results)))
+    ev = _evidence(profile, results)
     claim = Claim("x", "", "", "", {"kind": "openb_sif_bound", "experiment": "replay"},
                   {"at_most": -1}, "", [], "")
     assert assess(claim, ev)[1].status == "differs"

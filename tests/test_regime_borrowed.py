@@ -61,7 +61,7 @@ def test_a_regime_borrows_the_traces_it_keeps_on_the_main_kind(profile, borrowin
     main = make_plan(_raw(profile))
     plans = regime_plans(main)
     assert {name: borrowed_runs(main, p).traces for name, p in plans.items()} == borrowing
-    for name, p in plans.items():
+    for p in plans.values():
         b = borrowed_runs(main, p)
         assert all(job.trace not in b.traces for job in b.own_jobs(p))
         assert len(b.own_jobs(p)) + sum(j.trace in b.traces for j in p.jobs) == len(p.jobs)
