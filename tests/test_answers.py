@@ -12,6 +12,8 @@ from compass.experiments.studies.regime.sections import _inside
 from compass.experiments.verdict.answers import answers
 from compass.experiments.verdict.claims import CLAIM_COLUMNS
 
+REAL_VENUS = "REAL venus (data/mystous_gpu_scheduler/helios_trace.csv.gz)"
+
 
 def _claims() -> pd.DataFrame:
     base = {c: "" for c in CLAIM_COLUMNS}
@@ -20,16 +22,18 @@ def _claims() -> pd.DataFrame:
          "direction": "behind", "ours": -386.0, "ci_low": -740.0, "ci_high": -89.0,
          "unit": "s", "paper": "212 s", "lead_without_fft": 600.0,
          "ci_low_without_fft": 500.0, "ci_high_without_fft": 770.0,
-         "verdict_without_fft": "holds"},
+         "verdict_without_fft": "holds", "data": REAL_VENUS},
         {**base, "id": "overall-best", "variant": "default", "verdict": "differs",
          "direction": "", "ours": math.nan, "ci_low": math.nan, "ci_high": math.nan,
          "lead_without_fft": math.nan, "ci_low_without_fft": math.nan,
          "ci_high_without_fft": math.nan,
-         "verdict_without_fft": "inconclusive (W 5 / T 0 / L 0 / U 4 of 9)"},
+         "verdict_without_fft": "inconclusive (W 5 / T 0 / L 0 / U 4 of 9)",
+         "data": f"{REAL_VENUS}; SYNTHETIC gfs-synth"},
         {**base, "id": "openb-replay-ajct-lead", "variant": "default", "verdict": "differs",
          "direction": "", "ours": -2825.0, "ci_low": -5368.0, "ci_high": -283.0,
          "unit": "s", "lead_without_fft": math.nan, "ci_low_without_fft": math.nan,
-         "ci_high_without_fft": math.nan, "verdict_without_fft": ""},
+         "ci_high_without_fft": math.nan, "verdict_without_fft": "",
+         "ours_text": "REAL openb (pod lists): lead -2,825"},
     ]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
@@ -47,7 +51,19 @@ def test_the_answer_is_given_without_fft_against_fft_and_on_real_data(tmp_path: 
     assert "the same claims are: 2 differs" in text
     assert "`overall-ajct-lead-venus` -386 [-740, -89] s" in text
     assert "AJCT on venus: crosses zero at about" in text
-    assert "3. *On the real data*" in text and "`openb-replay-ajct-lead` differs" in text
+    real = next(line for line in lines if line.startswith("3. *On the real data*"))
+    # the claims on REAL data alone (not overall-best: partly SYNTHETIC), then openb's
+    assert real.startswith(f"3. *On the real data*, on {REAL_VENUS}: `overall-ajct-lead-venus` "
+                           "differs -386 [-740, -89] s (without FFT: holds +600 [+500, +770] s)")
+    assert "overall-best" not in real
+    assert real.endswith("; and on REAL openb (pod lists): `openb-replay-ajct-lead` differs "
+                         "-2.82e+03 [-5.37e+03, -283] s.")
+
+
+def test_without_real_data_the_third_answer_says_so(tmp_path: Path):
+    synthetic = _claims().assign(data="SYNTHETIC gfs-synth")
+    lines = answers(synthetic[~synthetic["id"].str.startswith("openb-")], tmp_path)
+    assert "3. *On the real data*: no comparison on real data in this run." in lines
 
 
 def test_a_regime_value_overlaps_the_papers_band():

@@ -81,18 +81,34 @@ def answers(table: pd.DataFrame, tables: Path) -> list[str]:
                 f"`{r.id}` {_span(r.ours, r.ci_low, r.ci_high, r.unit)}"
                 for r in leads[leads["id"].str.startswith("overall-")].itertuples())
                if len(leads) else "") + ". " + _breakeven_sentence(tables))
-    real = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
-        ["no data", "not measured"])]
-    if len(real):
-        label = str(real["ours_text"].iloc[0]).split(": ")[0]
-        lines.append(f"3. *On the real data* ({label}, the only real-trace comparison): "
-                     + "; ".join(f"`{r.id}` {r.verdict}"
-                                 + (f" {_span(r.ours, r.ci_low, r.ci_high, r.unit)}"
-                                    if pd.notna(r.ours) else "")
-                                 for r in real.itertuples()) + ".")
-    else:
-        lines.append("3. *On the real data*: no real-trace comparison in this run.")
+    lines.append(_real_answer(frame, judged))
     return [*lines, ""]
+
+
+def _real_answer(frame: pd.DataFrame, judged: pd.DataFrame) -> str:
+    """The third answer: the comparison claims measured on REAL data alone (a REAL trace of
+    the profile, e.g. Venus: against all six and without FFT), then the REAL openb replay's."""
+    data = frame["data"].fillna("").astype(str)
+    alone = data.str.startswith("REAL") & ~data.str.contains("SYNTHETIC") & frame["id"].isin(
+        judged["id"])
+    parts = [f"`{r.id}` {r.verdict} {_span(r.ours, r.ci_low, r.ci_high, r.unit)} (without "
+             f"FFT: {r.verdict_without_fft.split(' (')[0]} "
+             f"{_span(r.lead_without_fft, r.ci_low_without_fft, r.ci_high_without_fft, r.unit)})"
+             for r in frame[alone].itertuples()]
+    if parts:
+        label = str(frame[alone]["data"].iloc[0])
+        parts = [f"on {label}: " + "; ".join(parts)]
+    openb = frame[frame["id"].str.startswith("openb-") & ~frame["verdict"].isin(
+        ["no data", "not measured"])]
+    if len(openb):
+        label = str(openb["ours_text"].iloc[0]).split(": ")[0]
+        parts.append(f"on {label}: " + "; ".join(
+            f"`{r.id}` {r.verdict}" + (f" {_span(r.ours, r.ci_low, r.ci_high, r.unit)}"
+                                       if pd.notna(r.ours) else "")
+            for r in openb.itertuples()))
+    if not parts:
+        return "3. *On the real data*: no comparison on real data in this run."
+    return "3. *On the real data*, " + "; and ".join(parts) + "."
 
 
 def _breakeven_sentence(tables: Path) -> str:
