@@ -7,6 +7,11 @@ importing the simulator, and ``compass.sim.metrics`` reads either mode's tables 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
 from compass.model import Job
 
 #: One row per job: the trace's fields, then what the run did (trace seconds).
@@ -34,3 +39,24 @@ def job_row(job: Job, start: float, end: float, migrations: int, instance_moves:
     return (job.job_id, job.submit_time, job.duration, job.num_instances,
             job.gpus_per_instance, start, end, end - job.submit_time, start - job.submit_time,
             migrations, instance_moves, pause)
+
+
+#: The dtypes numpy infers as pandas does, for sequences of Python ints or floats.
+_NUMERIC = (np.dtype(np.int64), np.dtype(np.float64))
+
+
+def column(values: Sequence) -> np.ndarray | list:
+    """``values`` as a frame column of the dtype pandas infers from them, built by numpy
+    where that is the same and faster: int64 for Python ints, float64 for floats (or ints and
+    floats mixed). Anything else (None, text, ints past int64) goes to pandas as a list.
+    For numbers only: numpy would count a bool among ints as an int, pandas as an object."""
+    array = np.array(values)
+    return array if array.dtype in _NUMERIC else list(values)
+
+
+def table(columns: Sequence[str], rows: Sequence[tuple]) -> pd.DataFrame:
+    """``pd.DataFrame(rows, columns=columns)`` for rows of numbers (``column``), built column
+    by column; no rows give the empty frame with those columns."""
+    if not rows:
+        return pd.DataFrame([], columns=list(columns))
+    return pd.DataFrame(dict(zip(columns, map(column, zip(*rows)))))

@@ -23,7 +23,7 @@ from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, Job
 from compass.schedulers.base import Scheduler
 from compass.sim.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
-from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
+from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row, table
 from compass.sim.timeline import OracleError, PanelLayoutError, TimelineRecorder
 
 __all__ = [
@@ -216,7 +216,7 @@ class Simulator:
     def _jobs_frame(self) -> pd.DataFrame:
         rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
                 for r in (self._records[job.job_id] for job in self.jobs)]
-        return pd.DataFrame(rows, columns=list(JOB_COLUMNS))
+        return table(JOB_COLUMNS, rows)
 
     def _migrations_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self._migration_log, columns=list(MIGRATION_COLUMNS))

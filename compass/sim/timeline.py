@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ from compass.oracle.fragmentation import (
     state_phi_star,
 )
 from compass.oracle.panels import domain_panels
-from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS
+from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS, column
 
 
 class OracleError(RuntimeError):
@@ -51,7 +52,9 @@ class TimelineRecorder:
         panels = domain_panels(state.gpus_per_node)
         #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
         self.panels = panels if panels is not None and panels > 1 else None
+        #: (t, queue length, head demand, ``state.census()``) per instant
         self._rows: list[tuple] = []
+        self._census = state.census
         self._panel_rows: list[tuple] = []
         self._exact = state.gpus_per_node <= MAX_GPUS_PER_NODE
         if self.panels is not None:  # panel layouts per domain, updated where they change
@@ -70,7 +73,7 @@ class TimelineRecorder:
 
     def record_queue(self, t: float, queued: int, head_demand: int) -> None:
         """``record`` given the queue's length and its head's GPUs (0 without a queue)."""
-        self._rows.append((t, queued, head_demand, *self.state.census()))
+        self._rows.append((t, queued, head_demand, self._census()))
         if self.panels is not None:
             self._panel_rows.append(self._panel_row(t))
 
@@ -79,29 +82,32 @@ class TimelineRecorder:
         extra = PANEL_COLUMNS if self.panels is not None else ()
         if not self._rows:
             return pd.DataFrame([], columns=list(TIMELINE_COLUMNS + extra))
-        times, queued, head, partial, used, empty, running, counts = zip(*self._rows)
+        times, queued, head, census = zip(*self._rows)
+        partial, used, empty, running, counts = zip(*census)
         s = self.state
-        phi, wcc = self._phi_star(counts, used)
-        partial_a = np.array(partial, dtype=np.int64)
+        rows = len(times)
+        partial_a, used_a, empty_a, running_a = (np.fromiter(c, dtype=np.int64, count=rows)
+                                                 for c in (partial, used, empty, running))
+        phi, wcc = self._phi_star(counts, used_a)
         bad = np.flatnonzero(partial_a < phi)
         if bad.size:
             i = int(bad[0])
             raise OracleError(f"SIF < 0 at t={times[i]}: {partial[i]} partial nodes < "
                               f"Phi* = {phi[i].item()} (oracle bug)")
         columns = {
-            "time": times, "partial_nodes": partial, "phi_star": phi,
+            "time": column(times), "partial_nodes": partial_a, "phi_star": phi,
             "sif": (partial_a - phi) / s.nodes,
-            "used_gpus": used,
-            "gpu_util": np.array(used, dtype=np.int64) / (s.nodes * s.gpus_per_node),
-            "empty_nodes": empty, "queue_len": queued, "head_demand": head,
-            "running_jobs": running, "wcc": wcc,
+            "used_gpus": used_a,
+            "gpu_util": used_a / (s.nodes * s.gpus_per_node),
+            "empty_nodes": empty_a, "queue_len": column(queued), "head_demand": column(head),
+            "running_jobs": running_a, "wcc": wcc,
         }
         if self.panels is not None:
             columns.update(zip(PANEL_COLUMNS, zip(*self._panel_rows)))
         return pd.DataFrame({k: list(v) if isinstance(v, tuple) else v
                              for k, v in columns.items()})
 
-    def _phi_star(self, counts: Sequence[tuple[int, ...]], used: Sequence[int]
+    def _phi_star(self, counts: Sequence[tuple[int, ...]], used: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray | list[None]]:
         """Phi* per row and the WCC flag (None unless G = 8), as ``state_phi_star`` gives
         them: eq. 21 where the WCC holds, else the exact oracle once per count vector."""
@@ -110,9 +116,10 @@ class TimelineRecorder:
         if not self._exact:  # no exact oracle for domains wider than 16 GPUs
             return np.full(rows, math.nan), [None] * rows
         if s.gpus_per_node == WCC_GPUS_PER_NODE:
-            n = np.array(counts, dtype=np.int64)
+            n = np.fromiter(chain.from_iterable(counts), dtype=np.int64,
+                            count=rows * (WCC_GPUS_PER_NODE + 1)).reshape(rows, -1)
             holds = n[:, 3] + 3 * n[:, 5] + 2 * n[:, 6] + n[:, 7] - n[:, 1] <= 0
-            phi = (np.array(used, dtype=np.int64) % WCC_GPUS_PER_NODE != 0).astype(np.int64)
+            phi = (used % WCC_GPUS_PER_NODE != 0).astype(np.int64)
             todo = np.flatnonzero(~holds).tolist()
         else:
             holds = [None] * rows
@@ -122,7 +129,7 @@ class TimelineRecorder:
         for i in todo:
             c = counts[i]
             if c not in exact:
-                exact[c] = state_phi_star(c, used[i], s.nodes, s.gpus_per_node)[0]
+                exact[c] = state_phi_star(c, int(used[i]), s.nodes, s.gpus_per_node)[0]
             phi[i] = exact[c]
         return phi, holds
 
