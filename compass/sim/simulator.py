@@ -123,9 +123,9 @@ class Simulator:
         records = self._records
         step, record = dispatcher.step, self._timeline.record_queue
         waiting = dispatcher.queue.by_id
-        debug = self.config.debug_checks
+        debug, progress = self.config.debug_checks, self.config.progress
         with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
-                  disable=not self.config.progress) as bar:
+                  disable=not progress) as bar:
             try:
                 while True:
                     t = submits[next_arrival]
@@ -174,7 +174,7 @@ class Simulator:
                     if debug:
                         self.state.check()
                         self.scheduler.check(self.state)
-                    if departing:
+                    if progress and departing:
                         bar.update(len(departing))
                     if next_arrival == n_arrivals and not heap:
                         if (reason := dispatcher.stuck()) is not None:
