@@ -8,6 +8,7 @@ importing the simulator, and ``compass.sim.metrics`` reads either mode's tables 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,10 @@ def column(values: Sequence) -> np.ndarray | list:
 
 def table(columns: Sequence[str], rows: Sequence[tuple]) -> pd.DataFrame:
     """``pd.DataFrame(rows, columns=columns)`` for rows of numbers (``column``), built column
-    by column; no rows give the empty frame with those columns."""
+    by column (by ``itemgetter``: ``zip(*rows)`` would make an iterator per row, enough of
+    them to set off the garbage collector's full passes); no rows give the empty frame with
+    those columns."""
     if not rows:
         return pd.DataFrame([], columns=list(columns))
-    return pd.DataFrame(dict(zip(columns, map(column, zip(*rows)))))
+    return pd.DataFrame({name: column(list(map(itemgetter(i), rows)))
+                         for i, name in enumerate(columns)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -38,13 +39,20 @@ class PanelLayoutError(RuntimeError):
     """A domain's instances have no layout on its panels (a sub-panel instance was split)."""
 
 
+#: Where a row's fields sit: time, queue length and head demand, then ``ClusterState.census``
+#: (partial nodes, used GPUs, empty nodes, running jobs, then the counts per size 0..G).
+_CENSUS, _USED, _COUNTS = 3, 4, 7
+
+
 class TimelineRecorder:
     """One ``TIMELINE_COLUMNS`` row (plus ``PANEL_COLUMNS`` when K > 1) per instant.
 
     ``record`` keeps only what the state shows at the instant (counts per size, partial and
     empty nodes, load, queue); Phi*, SIF, utilisation and the WCC flag are derived for all
     rows at once in ``frame``: eq. 21's closed form, vectorised, wherever the WCC holds, and
-    the memoised exact oracle once per distinct count vector elsewhere.
+    the memoised exact oracle once per distinct count vector elsewhere. A row is one flat
+    tuple of numbers, which the cyclic garbage collector untracks the first time it looks
+    at it (a nested tuple would keep it tracked into the oldest generation).
     """
 
     def __init__(self, state: ClusterState) -> None:
@@ -52,7 +60,7 @@ class TimelineRecorder:
         panels = domain_panels(state.gpus_per_node)
         #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
         self.panels = panels if panels is not None and panels > 1 else None
-        #: (t, queue length, head demand, ``state.census()``) per instant
+        #: (t, queue length, head demand, *``state.census()``) per instant
         self._rows: list[tuple] = []
         self._census = state.census
         self._panel_rows: list[tuple] = []
@@ -73,51 +81,58 @@ class TimelineRecorder:
 
     def record_queue(self, t: float, queued: int, head_demand: int) -> None:
         """``record`` given the queue's length and its head's GPUs (0 without a queue)."""
-        self._rows.append((t, queued, head_demand, self._census()))
+        self._rows.append((t, queued, head_demand) + self._census())
         if self.panels is not None:
             self._panel_rows.append(self._panel_row(t))
 
     def frame(self) -> pd.DataFrame:
         """The timeline; raises ``OracleError`` at the first row with SIF < 0."""
         extra = PANEL_COLUMNS if self.panels is not None else ()
-        if not self._rows:
+        rows = self._rows
+        if not rows:
             return pd.DataFrame([], columns=list(TIMELINE_COLUMNS + extra))
-        times, queued, head, census = zip(*self._rows)
-        partial, used, empty, running, counts = zip(*census)
         s = self.state
-        rows = len(times)
-        partial_a, used_a, empty_a, running_a = (np.fromiter(c, dtype=np.int64, count=rows)
-                                                 for c in (partial, used, empty, running))
-        phi, wcc = self._phi_star(counts, used_a)
-        bad = np.flatnonzero(partial_a < phi)
+        times, queued, head = (list(map(itemgetter(i), rows)) for i in range(_CENSUS))
+        census = self._census_array()
+        partial, used, empty, running = census[:, :_COUNTS - _CENSUS].T
+        phi, wcc = self._phi_star(census[:, _COUNTS - _CENSUS:], used)
+        bad = np.flatnonzero(partial < phi)
         if bad.size:
             i = int(bad[0])
-            raise OracleError(f"SIF < 0 at t={times[i]}: {partial[i]} partial nodes < "
+            raise OracleError(f"SIF < 0 at t={times[i]}: {rows[i][_CENSUS]} partial nodes < "
                               f"Phi* = {phi[i].item()} (oracle bug)")
         columns = {
-            "time": column(times), "partial_nodes": partial_a, "phi_star": phi,
-            "sif": (partial_a - phi) / s.nodes,
-            "used_gpus": used_a,
-            "gpu_util": used_a / (s.nodes * s.gpus_per_node),
-            "empty_nodes": empty_a, "queue_len": column(queued), "head_demand": column(head),
-            "running_jobs": running_a, "wcc": wcc,
+            "time": column(times), "partial_nodes": partial, "phi_star": phi,
+            "sif": (partial - phi) / s.nodes,
+            "used_gpus": used,
+            "gpu_util": used / (s.nodes * s.gpus_per_node),
+            "empty_nodes": empty, "queue_len": column(queued), "head_demand": column(head),
+            "running_jobs": running, "wcc": wcc,
         }
         if self.panels is not None:
-            columns.update(zip(PANEL_COLUMNS, zip(*self._panel_rows)))
-        return pd.DataFrame({k: list(v) if isinstance(v, tuple) else v
-                             for k, v in columns.items()})
+            panel_rows = self._panel_rows
+            columns.update((name, list(map(itemgetter(i), panel_rows)))
+                           for i, name in enumerate(PANEL_COLUMNS))
+        return pd.DataFrame(columns)
 
-    def _phi_star(self, counts: Sequence[tuple[int, ...]], used: np.ndarray
+    def _census_array(self) -> np.ndarray:
+        """The census part of every row as an int64 matrix (one row per instant)."""
+        rows = self._rows
+        width = len(rows[0]) - _CENSUS
+        flat = chain.from_iterable(map(itemgetter(slice(_CENSUS, None)), rows))
+        return np.fromiter(flat, dtype=np.int64, count=len(rows) * width).reshape(-1, width)
+
+    def _phi_star(self, counts: np.ndarray, used: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray | list[None]]:
         """Phi* per row and the WCC flag (None unless G = 8), as ``state_phi_star`` gives
-        them: eq. 21 where the WCC holds, else the exact oracle once per count vector."""
+        them: eq. 21 where the WCC holds, else the exact oracle once per count vector
+        (``counts``: one row per instant, sizes 0..G)."""
         s = self.state
         rows = len(counts)
         if not self._exact:  # no exact oracle for domains wider than 16 GPUs
             return np.full(rows, math.nan), [None] * rows
         if s.gpus_per_node == WCC_GPUS_PER_NODE:
-            n = np.fromiter(chain.from_iterable(counts), dtype=np.int64,
-                            count=rows * (WCC_GPUS_PER_NODE + 1)).reshape(rows, -1)
+            n = counts
             holds = n[:, 3] + 3 * n[:, 5] + 2 * n[:, 6] + n[:, 7] - n[:, 1] <= 0
             phi = (used % WCC_GPUS_PER_NODE != 0).astype(np.int64)
             todo = np.flatnonzero(~holds).tolist()
@@ -127,9 +142,10 @@ class TimelineRecorder:
             todo = range(rows)
         exact: dict[tuple[int, ...], int] = {}
         for i in todo:
-            c = counts[i]
+            row = self._rows[i]
+            c = row[_COUNTS:]
             if c not in exact:
-                exact[c] = state_phi_star(c, int(used[i]), s.nodes, s.gpus_per_node)[0]
+                exact[c] = state_phi_star(c, row[_USED], s.nodes, s.gpus_per_node)[0]
             phi[i] = exact[c]
         return phi, holds
 
