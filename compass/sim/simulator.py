@@ -74,15 +74,31 @@ class SimulationRecords:
     migrations: pd.DataFrame
 
 
-@dataclass(slots=True)
-class _JobRecord:
-    job: Job
-    start: float = math.nan
-    end: float = math.nan
-    migrations: int = 0
-    instance_moves: int = 0
-    pause: float = 0.0
-    version: int = 0
+class _Ledger:
+    """What the run did to each job: one dict per field, keyed by job id.
+
+    Numbers only, so the cyclic garbage collector does not track them: an object per job
+    would be 20,000 tracked objects on 20,000 jobs, enough to set off its full passes over
+    everything the process holds. ``version`` counts a job's migration pauses: its
+    departure events of older versions are superseded.
+    """
+
+    __slots__ = ("job", "start", "end", "migrations", "instance_moves", "pause", "version")
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.job: dict[int, Job] = {j.job_id: j for j in jobs}
+        ids = self.job.keys()
+        self.start: dict[int, float] = dict.fromkeys(ids, math.nan)
+        self.end: dict[int, float] = dict.fromkeys(ids, math.nan)
+        self.migrations: dict[int, int] = dict.fromkeys(ids, 0)
+        self.instance_moves: dict[int, int] = dict.fromkeys(ids, 0)
+        self.pause: dict[int, float] = dict.fromkeys(ids, 0.0)
+        self.version: dict[int, int] = dict.fromkeys(ids, 0)
+
+    def row(self, job_id: int) -> tuple:
+        """Job ``job_id``'s ``JOB_COLUMNS`` row."""
+        return job_row(self.job[job_id], self.start[job_id], self.end[job_id],
+                       self.migrations[job_id], self.instance_moves[job_id], self.pause[job_id])
 
 
 class Simulator:
@@ -99,7 +115,7 @@ class Simulator:
             raise SimulationError(str(err)) from None
         self._dispatcher = Dispatcher(scheduler, self.state)
         self._timeline = TimelineRecorder(self.state)
-        self._records = {j.job_id: _JobRecord(j) for j in self.jobs}
+        self._ledger = _Ledger(self.jobs)
         #: (end time, job id, version): a migration pause supersedes a job's older entries
         self._departures: list[tuple[float, int, int]] = []
         self._migration_log: list[tuple] = []
@@ -120,7 +136,8 @@ class Simulator:
         skip_idle, dormant = self.scheduler.skip_idle_instants, False
         heap = self._departures
         heappop, heappush = heapq.heappop, heapq.heappush
-        records = self._records
+        ledger = self._ledger
+        by_id, start, end, versions = ledger.job, ledger.start, ledger.end, ledger.version
         step, record = dispatcher.step, self._timeline.record_queue
         waiting = dispatcher.queue.by_id
         debug, progress = self.config.debug_checks, self.config.progress
@@ -140,9 +157,8 @@ class Simulator:
                     departing = []
                     while heap and heap[0][0] == t:
                         _, job_id, version = heappop(heap)
-                        rec = records[job_id]
-                        if version == rec.version:  # else superseded by a migration pause
-                            departing.append(rec.job)
+                        if version == versions[job_id]:  # else superseded by a pause
+                            departing.append(by_id[job_id])
                     first = next_arrival
                     while submits[next_arrival] == t:
                         next_arrival += 1
@@ -151,20 +167,18 @@ class Simulator:
                         next_timer = dispatcher.next_timer(t)
                     instant = step(t, departures=departing, timer=timer,
                                    arrivals=arrivals[first:next_arrival])
-                    # book the instant: ends, starts (departure events), moves and pauses
-                    for job_id in instant.departed:
-                        records[job_id].end = t
+                    # book the instant: starts (departure events), moves and pauses (a
+                    # departed job's end is its departure event's time, t, already)
                     for job_id in instant.started:
-                        rec = records[job_id]
-                        rec.start = t
-                        rec.end = end = t + rec.job.duration
-                        heappush(heap, (end, job_id, rec.version))
+                        start[job_id] = t
+                        end[job_id] = done = t + by_id[job_id].duration
+                        heappush(heap, (done, job_id, versions[job_id]))
                     if instant.moves:
                         self._charge_pauses(instant)
                     elif skip_idle and not instant.started:  # the last pass changed nothing
                         if timer:
                             next_timer, dormant = inf, True
-                        while heap and heap[0][2] != records[heap[0][1]].version:
+                        while heap and heap[0][2] != versions[heap[0][1]]:
                             heappop(heap)  # superseded by a pause: an instant of no event
                     if waiting:
                         head = next(iter(waiting.values()))
@@ -200,23 +214,21 @@ class Simulator:
             log.append((t, job_id, k, m.src, m.dst, job_id in migrated, m.operator))
         c = self.config.migration_cost
         per_event = self.config.pause_rule == "per-event"
-        records, heap = self._records, self._departures
+        ledger, heap = self._ledger, self._departures
         for job_id, rows in migrated.items():
-            rec = records[job_id]
-            rec.migrations += 1
-            rec.instance_moves += len(rows)
+            ledger.migrations[job_id] += 1
+            ledger.instance_moves[job_id] += len(rows)
             pause = c if per_event else c * len(rows)
             if pause > 0:
-                rec.pause += pause
-                rec.end += pause
-                rec.version += 1
-                heapq.heappush(heap, (rec.end, job_id, rec.version))
+                ledger.pause[job_id] += pause
+                ledger.end[job_id] += pause
+                ledger.version[job_id] += 1
+                heapq.heappush(heap, (ledger.end[job_id], job_id, ledger.version[job_id]))
 
     # --------------------------------------------------------------- helpers
     def _jobs_frame(self) -> pd.DataFrame:
-        rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
-                for r in (self._records[job.job_id] for job in self.jobs)]
-        return table(JOB_COLUMNS, rows)
+        row = self._ledger.row
+        return table(JOB_COLUMNS, [row(job.job_id) for job in self.jobs])
 
     def _migrations_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self._migration_log, columns=list(MIGRATION_COLUMNS))
