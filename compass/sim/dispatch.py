@@ -179,6 +179,7 @@ class Dispatcher:
         self.state = state
         #: jobs waiting for admission, in FIFO order
         self.queue = JobQueue()
+        self._waiting = self.queue.by_id  # the queue's own dict, for the hot paths
         self._on_arrival = scheduler.on_arrival if overrides(scheduler, "on_arrival") else None
         self._on_departure = (scheduler.on_departure if overrides(scheduler, "on_departure")
                               else None)
@@ -247,7 +248,7 @@ class Dispatcher:
                     self._apply(moves, instant)
         if timer and (moves := self.scheduler.on_timer(state, now)):
             self._apply(moves, instant)
-        waiting = self.queue.by_id
+        waiting = self._waiting
         if arrivals:
             on_arrival = self._on_arrival
             for job in arrivals:
@@ -259,10 +260,9 @@ class Dispatcher:
         return instant
 
     def _admission_pass(self, instant: Instant) -> None:
-        now, queue, state = instant.time, self.queue, self.state
-        waiting = queue.by_id
+        now, state, waiting = instant.time, self.state, self._waiting
         if self._ordered:
-            order, blocking = self.scheduler.admission_order(queue, state, now)
+            order, blocking = self.scheduler.admission_order(self.queue, state, now)
         else:
             order, blocking = waiting.values(), True
         place = self.scheduler.place
@@ -279,30 +279,33 @@ class Dispatcher:
             del waiting[job_id]
 
     def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
-        name = self.scheduler.name
-        if not isinstance(placement, Placement) or placement.job_id != job.job_id:
-            raise SchedulerError(f"{name}: place({job.job_id}) returned {placement!r}")
-        if len(placement.nodes) != job.num_instances:
+        job_id = job.job_id
+        if not isinstance(placement, Placement) or placement.job_id != job_id:
+            raise SchedulerError(f"{self.scheduler.name}: place({job_id}) returned "
+                                 f"{placement!r}")
+        nodes = placement.nodes
+        if len(nodes) != job.num_instances:
             raise SchedulerError(
-                f"{name}: job {job.job_id} has {job.num_instances} instances, placement gives "
-                f"{len(placement.nodes)} nodes"
+                f"{self.scheduler.name}: job {job_id} has {job.num_instances} instances, "
+                f"placement gives {len(nodes)} nodes"
             )
         pre = placement.pre_moves
         try:
             if pre:  # moves that make the job's room: validated with it, all or nothing
                 for move in pre:
                     if not isinstance(move, Move):
-                        raise SchedulerError(f"{name}: expected a Move, got {move!r}")
+                        raise SchedulerError(
+                            f"{self.scheduler.name}: expected a Move, got {move!r}")
                 sources = self.state.place_job_after_moves(
-                    job.job_id, job.gpus_per_instance, placement.nodes,
-                    [(m.instance, m.dst) for m in pre])
+                    job_id, job.gpus_per_instance, nodes, [(m.instance, m.dst) for m in pre])
                 instant.moves.extend(AppliedMove(m.instance, src, m.dst, m.operator)
                                      for m, src in zip(pre, sources))
             else:
-                self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
+                self.state.place_job(job_id, job.gpus_per_instance, nodes)
         except PlacementError as e:
-            raise SchedulerError(f"{name}: invalid placement at t={instant.time}: {e}") from e
-        instant.started.append(job.job_id)
+            raise SchedulerError(f"{self.scheduler.name}: invalid placement at "
+                                 f"t={instant.time}: {e}") from e
+        instant.started.append(job_id)
         if placement.moves:
             self._apply(placement.moves, instant)
 
