@@ -23,7 +23,7 @@ from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, Job
 from compass.schedulers.base import Scheduler
 from compass.sim.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
-from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row, table
+from compass.sim.records import MIGRATION_COLUMNS, job_columns, number_frame
 from compass.sim.timeline import OracleError, PanelLayoutError, TimelineRecorder
 
 __all__ = [
@@ -95,10 +95,12 @@ class _Ledger:
         self.pause: dict[int, float] = dict.fromkeys(ids, 0.0)
         self.version: dict[int, int] = dict.fromkeys(ids, 0)
 
-    def row(self, job_id: int) -> tuple:
-        """Job ``job_id``'s ``JOB_COLUMNS`` row."""
-        return job_row(self.job[job_id], self.start[job_id], self.end[job_id],
-                       self.migrations[job_id], self.instance_moves[job_id], self.pause[job_id])
+    def columns(self, ids: Sequence[int]) -> dict[str, list]:
+        """The ``JOB_COLUMNS`` of the jobs ``ids``, in that order (``job_columns``)."""
+        def pick(field: dict) -> list:
+            return list(map(field.__getitem__, ids))
+        return job_columns(pick(self.job), pick(self.start), pick(self.end),
+                           pick(self.migrations), pick(self.instance_moves), pick(self.pause))
 
 
 class Simulator:
@@ -227,8 +229,7 @@ class Simulator:
 
     # --------------------------------------------------------------- helpers
     def _jobs_frame(self) -> pd.DataFrame:
-        row = self._ledger.row
-        return table(JOB_COLUMNS, [row(job.job_id) for job in self.jobs])
+        return number_frame(self._ledger.columns([job.job_id for job in self.jobs]))
 
     def _migrations_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self._migration_log, columns=list(MIGRATION_COLUMNS))
