@@ -107,12 +107,18 @@ class JobQueue(Sequence[Job]):
     them without rebuilding the queue. Reads: ``len``, iteration in FIFO order, ``queue[0]``
     (the head) and ``queue[-1]`` (the tail) in O(1); any other index walks the queue.
     ``by_id`` is the dict itself, for the dispatcher's and the simulator's hot loops.
+
+    A dict keeps the slots of deleted entries until it grows, and iteration walks over them,
+    so FIFO removals leave a run of empty slots that every read of the head crosses (as
+    many as the queue is long, and more). ``remove`` counts them and rebuilds the dict in
+    place, in order, when they outnumber a quarter of the queue: O(1) per removal amortised.
     """
 
-    __slots__ = ("_jobs",)
+    __slots__ = ("_jobs", "_holes")
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         self._jobs: dict[int, Job] = {job.job_id: job for job in jobs}
+        self._holes = 0  # removals since the dict was last rebuilt (or more)
 
     @property
     def by_id(self) -> dict[int, Job]:
@@ -154,10 +160,22 @@ class JobQueue(Sequence[Job]):
         jobs = self._jobs
         for job_id in job_ids:
             del jobs[job_id]
+            self._holes += 1
+        if self._holes > len(jobs) // 4 + 16:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rebuild the dict in place (its identity is ``by_id``'s) without empty slots."""
+        jobs = self._jobs
+        kept = dict(jobs)
+        jobs.clear()
+        jobs.update(kept)
+        self._holes = 0
 
     def clear(self) -> None:
         """Empty the queue."""
         self._jobs.clear()
+        self._holes = 0
 
 
 def overrides(scheduler: Scheduler, hook: str) -> bool:
@@ -275,8 +293,8 @@ class Dispatcher:
                 continue
             self._start(job, placement, instant)
             admitted.append(job.job_id)
-        for job_id in admitted:
-            del waiting[job_id]
+        if admitted:
+            self.queue.remove(admitted)
 
     def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
         job_id = job.job_id
