@@ -8,8 +8,8 @@ once when the frame is built), the memoised exact oracle otherwise.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
-from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -39,9 +39,9 @@ class PanelLayoutError(RuntimeError):
     """A domain's instances have no layout on its panels (a sub-panel instance was split)."""
 
 
-#: Where a row's fields sit: time, queue length and head demand, then ``ClusterState.census``
-#: (partial nodes, used GPUs, empty nodes, running jobs, then the counts per size 0..G).
-_CENSUS, _USED, _COUNTS = 3, 4, 7
+#: ``ClusterState.census``'s fields: partial nodes, used GPUs, empty nodes, running jobs, then
+#: the counts per size 0..G.
+_PARTIAL, _USED, _EMPTY, _RUNNING, _COUNTS = range(5)
 
 
 class TimelineRecorder:
@@ -50,9 +50,9 @@ class TimelineRecorder:
     ``record`` keeps only what the state shows at the instant (counts per size, partial and
     empty nodes, load, queue); Phi*, SIF, utilisation and the WCC flag are derived for all
     rows at once in ``frame``: eq. 21's closed form, vectorised, wherever the WCC holds, and
-    the memoised exact oracle once per distinct count vector elsewhere. A row is one flat
-    tuple of numbers, which the cyclic garbage collector untracks the first time it looks
-    at it (a nested tuple would keep it tracked into the oldest generation).
+    the memoised exact oracle once per distinct count vector elsewhere. The figures are kept
+    as columns of numbers (the census packed as int64s, which numpy reads as they are), not
+    as a tuple per row: no object per instant for the cyclic garbage collector to track.
     """
 
     def __init__(self, state: ClusterState) -> None:
@@ -60,8 +60,12 @@ class TimelineRecorder:
         panels = domain_panels(state.gpus_per_node)
         #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
         self.panels = panels if panels is not None and panels > 1 else None
-        #: (t, queue length, head demand, *``state.census()``) per instant
-        self._rows: list[tuple] = []
+        self._times: list[float] = []
+        self._queued: list[int] = []
+        self._head: list[int] = []
+        #: ``state.census()`` of every instant, packed one after the other as int64s
+        self._census_rows = bytearray()
+        self._pack = struct.Struct(f"{_COUNTS + state.gpus_per_node + 1}q").pack
         self._census = state.census
         self._panel_rows: list[tuple] = []
         self._exact = state.gpus_per_node <= MAX_GPUS_PER_NODE
@@ -81,46 +85,42 @@ class TimelineRecorder:
 
     def record_queue(self, t: float, queued: int, head_demand: int) -> None:
         """``record`` given the queue's length and its head's GPUs (0 without a queue)."""
-        self._rows.append((t, queued, head_demand) + self._census())
+        self._times.append(t)
+        self._queued.append(queued)
+        self._head.append(head_demand)
+        self._census_rows += self._pack(*self._census())
         if self.panels is not None:
             self._panel_rows.append(self._panel_row(t))
 
     def frame(self) -> pd.DataFrame:
         """The timeline; raises ``OracleError`` at the first row with SIF < 0."""
         extra = PANEL_COLUMNS if self.panels is not None else ()
-        rows = self._rows
-        if not rows:
+        times = self._times
+        if not times:
             return pd.DataFrame([], columns=list(TIMELINE_COLUMNS + extra))
         s = self.state
-        times, queued, head = (list(map(itemgetter(i), rows)) for i in range(_CENSUS))
-        census = self._census_array()
-        partial, used, empty, running = census[:, :_COUNTS - _CENSUS].T
-        phi, wcc = self._phi_star(census[:, _COUNTS - _CENSUS:], used)
+        # a copy: a view would pin the buffer, and recording may go on after a frame
+        census = np.frombuffer(self._census_rows, dtype=np.int64).reshape(len(times), -1).copy()
+        partial, used, empty, running = census[:, :_COUNTS].T
+        phi, wcc = self._phi_star(census[:, _COUNTS:], used)
         bad = np.flatnonzero(partial < phi)
         if bad.size:
             i = int(bad[0])
-            raise OracleError(f"SIF < 0 at t={times[i]}: {rows[i][_CENSUS]} partial nodes < "
+            raise OracleError(f"SIF < 0 at t={times[i]}: {int(partial[i])} partial nodes < "
                               f"Phi* = {phi[i].item()} (oracle bug)")
         columns = {
             "time": column(times), "partial_nodes": partial, "phi_star": phi,
             "sif": (partial - phi) / s.nodes,
             "used_gpus": used,
             "gpu_util": used / (s.nodes * s.gpus_per_node),
-            "empty_nodes": empty, "queue_len": column(queued), "head_demand": column(head),
-            "running_jobs": running, "wcc": wcc,
+            "empty_nodes": empty, "queue_len": column(self._queued),
+            "head_demand": column(self._head), "running_jobs": running, "wcc": wcc,
         }
         if self.panels is not None:
             panel_rows = self._panel_rows
             columns.update((name, list(map(itemgetter(i), panel_rows)))
                            for i, name in enumerate(PANEL_COLUMNS))
         return pd.DataFrame(columns)
-
-    def _census_array(self) -> np.ndarray:
-        """The census part of every row as an int64 matrix (one row per instant)."""
-        rows = self._rows
-        width = len(rows[0]) - _CENSUS
-        flat = chain.from_iterable(map(itemgetter(slice(_CENSUS, None)), rows))
-        return np.fromiter(flat, dtype=np.int64, count=len(rows) * width).reshape(-1, width)
 
     def _phi_star(self, counts: np.ndarray, used: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray | list[None]]:
@@ -142,10 +142,9 @@ class TimelineRecorder:
             todo = range(rows)
         exact: dict[tuple[int, ...], int] = {}
         for i in todo:
-            row = self._rows[i]
-            c = row[_COUNTS:]
+            c = tuple(counts[i].tolist())
             if c not in exact:
-                exact[c] = state_phi_star(c, row[_USED], s.nodes, s.gpus_per_node)[0]
+                exact[c] = state_phi_star(c, int(used[i]), s.nodes, s.gpus_per_node)[0]
             phi[i] = exact[c]
         return phi, holds
 
