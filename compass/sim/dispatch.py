@@ -202,6 +202,7 @@ class Dispatcher:
         self._on_departure = (scheduler.on_departure if overrides(scheduler, "on_departure")
                               else None)
         self._ordered = overrides(scheduler, "admission_order")
+        self._place = scheduler.place  # bound once, not per pass
 
     def reset(self, workload: Sequence[Job]) -> None:
         """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
@@ -248,12 +249,12 @@ class Dispatcher:
     def step(
         self,
         now: float,
-        *,
         departures: Iterable[Job] = (),
         timer: bool = False,
         arrivals: Iterable[Job] = (),
     ) -> Instant:
-        """Handle one instant: departures, timer, arrivals, then one admission pass."""
+        """Handle one instant: departures, timer, arrivals, then one admission pass (the
+        arguments may be given by position: the simulator's call per instant is)."""
         instant = Instant(now)
         state = self.state
         if departures:
@@ -283,7 +284,7 @@ class Dispatcher:
             order, blocking = self.scheduler.admission_order(self.queue, state, now)
         else:
             order, blocking = waiting.values(), True
-        place = self.scheduler.place
+        place = self._place
         admitted: list[int] = []
         for job in order:
             placement = place(job, state, now)

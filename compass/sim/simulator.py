@@ -167,8 +167,7 @@ class Simulator:
                     timer = next_timer == t
                     if timer:
                         next_timer = dispatcher.next_timer(t)
-                    instant = step(t, departures=departing, timer=timer,
-                                   arrivals=arrivals[first:next_arrival])
+                    instant = step(t, departing, timer, arrivals[first:next_arrival])
                     # book the instant: starts (departure events), moves and pauses (a
                     # departed job's end is its departure event's time, t, already)
                     for job_id in instant.started:
