@@ -94,13 +94,13 @@ class ClusterState:
         """Active instances per size as ``{g: n_g}`` with zero sizes left out."""
         return {g: n for g, n in enumerate(self._counts) if n}
 
-    def census(self) -> tuple[int, int, int, int, tuple[int, ...]]:
-        """(partial nodes, used GPUs, empty nodes, running jobs, ``counts``) in one call: the
-        timeline's read of every instant."""
+    def census(self) -> tuple[int, ...]:
+        """(partial nodes, used GPUs, empty nodes, running jobs, *``counts``) in one call, a
+        flat tuple of ints: the timeline's read of every instant."""
         buckets = self._buckets
         empty = len(buckets[self.gpus_per_node])
         return (self.nodes - empty - len(buckets[0]), self._used, empty, len(self._jobs),
-                tuple(self._counts))
+                *self._counts)
 
     def free(self, node: int) -> int:
         return self._free[node]

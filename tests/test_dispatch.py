@@ -130,11 +130,13 @@ def test_jobs_that_no_empty_cluster_holds_are_refused():
         check_jobs_fit([job(0, 1, 12)], nodes=1, gpus_per_node=16)
 
 
-@given(st.lists(st.tuples(st.booleans(), st.integers(0, 30)), max_size=60))
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 30)), max_size=120))
 def test_job_queue_matches_a_list(ops):
     """Appends and removals of any queued jobs keep the FIFO order a plain list keeps;
-    indexing, length and iteration agree with it."""
+    indexing, length and iteration agree with it; the dict ``by_id`` stays the same object
+    when removals rebuild it."""
     queue, ref, next_id = JobQueue(), [], 0
+    by_id = queue.by_id
     for add, pick in ops:
         if add or not ref:
             queue.append(job(next_id, 1, 1))
@@ -145,7 +147,7 @@ def test_job_queue_matches_a_list(ops):
             queue.remove(gone)
             ref = [j for j in ref if j not in gone]
         assert [j.job_id for j in queue] == ref and len(queue) == len(ref)
-        assert bool(queue) == bool(ref)
+        assert bool(queue) == bool(ref) and queue.by_id is by_id
         for k in range(-len(ref), len(ref)):
             assert queue[k].job_id == ref[k]
         for k in (len(ref), -len(ref) - 1):

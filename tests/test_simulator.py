@@ -4,6 +4,7 @@ import math
 
 import hypothesis.strategies as st
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from trace_rows import gap_trace, trace
@@ -12,6 +13,7 @@ import compass
 from compass.schedulers import Move, Placement, Scheduler, available, create
 from compass.schedulers.gfs import GFS
 from compass.sim.metrics import interval_lengths
+from compass.sim.records import JOB_COLUMNS, job_columns, number_frame
 from compass.sim.simulator import SchedulerError, SimulationError
 
 
@@ -337,3 +339,17 @@ def test_a_departure_superseded_by_a_pause_makes_no_instant():
     ref = compass.simulate(tr, eager(create("drr", re_time=30.0)), **run)
     assert lazy.jobs.equals(ref.jobs) and lazy.migrations.equals(ref.migrations)
     assert 100.0 in set(ref.timeline["time"]) and 100.0 not in set(lazy.timeline["time"])
+
+
+@pytest.mark.parametrize("values", [[1, 2, 3], [0.5, 2.0, 3.5], [1, 2.5, 3], [math.nan, 1, 2],
+                                    [None, 1.0, 2.0], [2**63, 1, 2], [2**70, 1, 2],
+                                    ["a", "b", "c"], [True, False, True]])
+def test_number_frame_infers_the_dtypes_pandas_infers(values):
+    columns = {"x": values, "n": [1, 2, 3]}
+    pd.testing.assert_frame_equal(number_frame(columns), pd.DataFrame(columns))
+
+
+def test_job_columns_are_the_job_table_and_empty_runs_keep_its_columns():
+    assert tuple(job_columns([], [], [], [], [], [])) == JOB_COLUMNS
+    empty = number_frame(job_columns([], [], [], [], [], []))
+    pd.testing.assert_frame_equal(empty, pd.DataFrame([], columns=list(JOB_COLUMNS)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.oracle.panels import domain_panels
+from compass.oracle.panels import PANEL_GPUS, domain_panels
 from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 
@@ -20,33 +20,38 @@ def best_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | None
 
     Placing on the best node (free f) leaves it with f - g < f free and no node has free in
     [g, f), so it stays the best while f - g >= g: best-fit of identical instances fills the
-    nodes in (free, index) order, each taking floor(f / g). O(G + k) for k nodes (a 1-instance
-    job skips the capacity count); on K > 1 domains plus one memoised panel test per node
-    visited (``fill_in_order``), every node with f_n >= g in the worst case.
+    nodes in (free, index) order, each taking floor(f / g), and the job fits iff that fill
+    reaches w before the buckets run out. O(G + k) for k nodes; on K > 1 domains plus one
+    memoised panel test per node visited (``fill_in_order``), every node with f_n >= g in
+    the worst case.
     """
     G = state.gpus_per_node
-    panels = domain_panels(G)
-    if panels is not None and panels > 1:
+    if G > PANEL_GPUS and _multi_panel(G):  # K > 1 needs G = 8K >= 16
         if state.instance_capacity(g) < w:
             return None
         return fill_in_order(state, g, w, state.iter_nodes_by_free(g))
+    buckets = state.free_buckets()
     if w == 1:  # the first node of the first non-empty bucket
         for f in range(g, G + 1):
-            if bucket := state.nodes_with_free(f):
+            if bucket := buckets[f]:
                 return (bucket[0],)
-        return None
-    if state.instance_capacity(g) < w:
         return None
     nodes: list[int] = []
     for f in range(g, G + 1):
         per = f // g
-        for n in state.nodes_with_free(f):
+        for n in buckets[f]:
             if per >= w:
                 nodes += [n] * w
                 return tuple(nodes)
             nodes += [n] * per
             w -= per
-    raise AssertionError("instance_capacity and the free-GPU buckets disagree")
+    return None  # fewer than w instances of g fit (the capacity, sum floor(f / g), < w)
+
+
+def _multi_panel(gpus_per_node: int) -> bool:
+    """Whether nodes of ``gpus_per_node`` GPUs are NVLink domains of K > 1 panels."""
+    panels = domain_panels(gpus_per_node)
+    return panels is not None and panels > 1
 
 
 @register

@@ -107,12 +107,18 @@ class JobQueue(Sequence[Job]):
     them without rebuilding the queue. Reads: ``len``, iteration in FIFO order, ``queue[0]``
     (the head) and ``queue[-1]`` (the tail) in O(1); any other index walks the queue.
     ``by_id`` is the dict itself, for the dispatcher's and the simulator's hot loops.
+
+    A dict keeps the slots of deleted entries until it grows, and iteration walks over them,
+    so FIFO removals leave a run of empty slots that every read of the head crosses (as
+    many as the queue is long, and more). ``remove`` counts them and rebuilds the dict in
+    place, in order, when they outnumber a quarter of the queue: O(1) per removal amortised.
     """
 
-    __slots__ = ("_jobs",)
+    __slots__ = ("_jobs", "_holes")
 
     def __init__(self, jobs: Iterable[Job] = ()) -> None:
         self._jobs: dict[int, Job] = {job.job_id: job for job in jobs}
+        self._holes = 0  # removals since the dict was last rebuilt (or more)
 
     @property
     def by_id(self) -> dict[int, Job]:
@@ -154,10 +160,22 @@ class JobQueue(Sequence[Job]):
         jobs = self._jobs
         for job_id in job_ids:
             del jobs[job_id]
+            self._holes += 1
+        if self._holes > len(jobs) // 4 + 16:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rebuild the dict in place (its identity is ``by_id``'s) without empty slots."""
+        jobs = self._jobs
+        kept = dict(jobs)
+        jobs.clear()
+        jobs.update(kept)
+        self._holes = 0
 
     def clear(self) -> None:
         """Empty the queue."""
         self._jobs.clear()
+        self._holes = 0
 
 
 def overrides(scheduler: Scheduler, hook: str) -> bool:
@@ -179,10 +197,12 @@ class Dispatcher:
         self.state = state
         #: jobs waiting for admission, in FIFO order
         self.queue = JobQueue()
+        self._waiting = self.queue.by_id  # the queue's own dict, for the hot paths
         self._on_arrival = scheduler.on_arrival if overrides(scheduler, "on_arrival") else None
         self._on_departure = (scheduler.on_departure if overrides(scheduler, "on_departure")
                               else None)
         self._ordered = overrides(scheduler, "admission_order")
+        self._place = scheduler.place  # bound once, not per pass
 
     def reset(self, workload: Sequence[Job]) -> None:
         """Prepare the scheduler for a run over ``workload`` on the (empty) state."""
@@ -229,12 +249,12 @@ class Dispatcher:
     def step(
         self,
         now: float,
-        *,
         departures: Iterable[Job] = (),
         timer: bool = False,
         arrivals: Iterable[Job] = (),
     ) -> Instant:
-        """Handle one instant: departures, timer, arrivals, then one admission pass."""
+        """Handle one instant: departures, timer, arrivals, then one admission pass (the
+        arguments may be given by position: the simulator's call per instant is)."""
         instant = Instant(now)
         state = self.state
         if departures:
@@ -247,7 +267,7 @@ class Dispatcher:
                     self._apply(moves, instant)
         if timer and (moves := self.scheduler.on_timer(state, now)):
             self._apply(moves, instant)
-        waiting = self.queue.by_id
+        waiting = self._waiting
         if arrivals:
             on_arrival = self._on_arrival
             for job in arrivals:
@@ -259,13 +279,12 @@ class Dispatcher:
         return instant
 
     def _admission_pass(self, instant: Instant) -> None:
-        now, queue, state = instant.time, self.queue, self.state
-        waiting = queue.by_id
+        now, state, waiting = instant.time, self.state, self._waiting
         if self._ordered:
-            order, blocking = self.scheduler.admission_order(queue, state, now)
+            order, blocking = self.scheduler.admission_order(self.queue, state, now)
         else:
             order, blocking = waiting.values(), True
-        place = self.scheduler.place
+        place = self._place
         admitted: list[int] = []
         for job in order:
             placement = place(job, state, now)
@@ -275,34 +294,37 @@ class Dispatcher:
                 continue
             self._start(job, placement, instant)
             admitted.append(job.job_id)
-        for job_id in admitted:
-            del waiting[job_id]
+        if admitted:
+            self.queue.remove(admitted)
 
     def _start(self, job: Job, placement: Placement, instant: Instant) -> None:
-        name = self.scheduler.name
-        if not isinstance(placement, Placement) or placement.job_id != job.job_id:
-            raise SchedulerError(f"{name}: place({job.job_id}) returned {placement!r}")
-        if len(placement.nodes) != job.num_instances:
+        job_id = job.job_id
+        if not isinstance(placement, Placement) or placement.job_id != job_id:
+            raise SchedulerError(f"{self.scheduler.name}: place({job_id}) returned "
+                                 f"{placement!r}")
+        nodes = placement.nodes
+        if len(nodes) != job.num_instances:
             raise SchedulerError(
-                f"{name}: job {job.job_id} has {job.num_instances} instances, placement gives "
-                f"{len(placement.nodes)} nodes"
+                f"{self.scheduler.name}: job {job_id} has {job.num_instances} instances, "
+                f"placement gives {len(nodes)} nodes"
             )
         pre = placement.pre_moves
         try:
             if pre:  # moves that make the job's room: validated with it, all or nothing
                 for move in pre:
                     if not isinstance(move, Move):
-                        raise SchedulerError(f"{name}: expected a Move, got {move!r}")
+                        raise SchedulerError(
+                            f"{self.scheduler.name}: expected a Move, got {move!r}")
                 sources = self.state.place_job_after_moves(
-                    job.job_id, job.gpus_per_instance, placement.nodes,
-                    [(m.instance, m.dst) for m in pre])
+                    job_id, job.gpus_per_instance, nodes, [(m.instance, m.dst) for m in pre])
                 instant.moves.extend(AppliedMove(m.instance, src, m.dst, m.operator)
                                      for m, src in zip(pre, sources))
             else:
-                self.state.place_job(job.job_id, job.gpus_per_instance, placement.nodes)
+                self.state.place_job(job_id, job.gpus_per_instance, nodes)
         except PlacementError as e:
-            raise SchedulerError(f"{name}: invalid placement at t={instant.time}: {e}") from e
-        instant.started.append(job.job_id)
+            raise SchedulerError(f"{self.scheduler.name}: invalid placement at "
+                                 f"t={instant.time}: {e}") from e
+        instant.started.append(job_id)
         if placement.moves:
             self._apply(placement.moves, instant)
 

@@ -23,7 +23,7 @@ from compass.cluster import ClusterState
 from compass.model import G_DEFAULT, Job
 from compass.schedulers.base import Scheduler
 from compass.sim.dispatch import Dispatcher, Instant, SchedulerError, UnfitJob, check_jobs_fit
-from compass.sim.records import JOB_COLUMNS, MIGRATION_COLUMNS, job_row
+from compass.sim.records import MIGRATION_COLUMNS, job_columns, number_frame
 from compass.sim.timeline import OracleError, PanelLayoutError, TimelineRecorder
 
 __all__ = [
@@ -74,15 +74,33 @@ class SimulationRecords:
     migrations: pd.DataFrame
 
 
-@dataclass(slots=True)
-class _JobRecord:
-    job: Job
-    start: float = math.nan
-    end: float = math.nan
-    migrations: int = 0
-    instance_moves: int = 0
-    pause: float = 0.0
-    version: int = 0
+class _Ledger:
+    """What the run did to each job: one dict per field, keyed by job id.
+
+    Numbers only, so the cyclic garbage collector does not track them: an object per job
+    would be 20,000 tracked objects on 20,000 jobs, enough to set off its full passes over
+    everything the process holds. ``version`` counts a job's migration pauses: its
+    departure events of older versions are superseded.
+    """
+
+    __slots__ = ("job", "start", "end", "migrations", "instance_moves", "pause", "version")
+
+    def __init__(self, jobs: Sequence[Job]) -> None:
+        self.job: dict[int, Job] = {j.job_id: j for j in jobs}
+        ids = self.job.keys()
+        self.start: dict[int, float] = dict.fromkeys(ids, math.nan)
+        self.end: dict[int, float] = dict.fromkeys(ids, math.nan)
+        self.migrations: dict[int, int] = dict.fromkeys(ids, 0)
+        self.instance_moves: dict[int, int] = dict.fromkeys(ids, 0)
+        self.pause: dict[int, float] = dict.fromkeys(ids, 0.0)
+        self.version: dict[int, int] = dict.fromkeys(ids, 0)
+
+    def columns(self, ids: Sequence[int]) -> dict[str, list]:
+        """The ``JOB_COLUMNS`` of the jobs ``ids``, in that order (``job_columns``)."""
+        def pick(field: dict) -> list:
+            return list(map(field.__getitem__, ids))
+        return job_columns(pick(self.job), pick(self.start), pick(self.end),
+                           pick(self.migrations), pick(self.instance_moves), pick(self.pause))
 
 
 class Simulator:
@@ -99,7 +117,7 @@ class Simulator:
             raise SimulationError(str(err)) from None
         self._dispatcher = Dispatcher(scheduler, self.state)
         self._timeline = TimelineRecorder(self.state)
-        self._records = {j.job_id: _JobRecord(j) for j in self.jobs}
+        self._ledger = _Ledger(self.jobs)
         #: (end time, job id, version): a migration pause supersedes a job's older entries
         self._departures: list[tuple[float, int, int]] = []
         self._migration_log: list[tuple] = []
@@ -120,12 +138,13 @@ class Simulator:
         skip_idle, dormant = self.scheduler.skip_idle_instants, False
         heap = self._departures
         heappop, heappush = heapq.heappop, heapq.heappush
-        records = self._records
+        ledger = self._ledger
+        by_id, start, end, versions = ledger.job, ledger.start, ledger.end, ledger.version
         step, record = dispatcher.step, self._timeline.record_queue
         waiting = dispatcher.queue.by_id
-        debug = self.config.debug_checks
+        debug, progress = self.config.debug_checks, self.config.progress
         with tqdm(total=n_arrivals, desc=self.scheduler.name, unit="job",
-                  disable=not self.config.progress) as bar:
+                  disable=not progress) as bar:
             try:
                 while True:
                     t = submits[next_arrival]
@@ -140,31 +159,27 @@ class Simulator:
                     departing = []
                     while heap and heap[0][0] == t:
                         _, job_id, version = heappop(heap)
-                        rec = records[job_id]
-                        if version == rec.version:  # else superseded by a migration pause
-                            departing.append(rec.job)
+                        if version == versions[job_id]:  # else superseded by a pause
+                            departing.append(by_id[job_id])
                     first = next_arrival
                     while submits[next_arrival] == t:
                         next_arrival += 1
                     timer = next_timer == t
                     if timer:
                         next_timer = dispatcher.next_timer(t)
-                    instant = step(t, departures=departing, timer=timer,
-                                   arrivals=arrivals[first:next_arrival])
-                    # book the instant: ends, starts (departure events), moves and pauses
-                    for job_id in instant.departed:
-                        records[job_id].end = t
+                    instant = step(t, departing, timer, arrivals[first:next_arrival])
+                    # book the instant: starts (departure events), moves and pauses (a
+                    # departed job's end is its departure event's time, t, already)
                     for job_id in instant.started:
-                        rec = records[job_id]
-                        rec.start = t
-                        rec.end = end = t + rec.job.duration
-                        heappush(heap, (end, job_id, rec.version))
+                        start[job_id] = t
+                        end[job_id] = done = t + by_id[job_id].duration
+                        heappush(heap, (done, job_id, versions[job_id]))
                     if instant.moves:
                         self._charge_pauses(instant)
                     elif skip_idle and not instant.started:  # the last pass changed nothing
                         if timer:
                             next_timer, dormant = inf, True
-                        while heap and heap[0][2] != records[heap[0][1]].version:
+                        while heap and heap[0][2] != versions[heap[0][1]]:
                             heappop(heap)  # superseded by a pause: an instant of no event
                     if waiting:
                         head = next(iter(waiting.values()))
@@ -174,7 +189,7 @@ class Simulator:
                     if debug:
                         self.state.check()
                         self.scheduler.check(self.state)
-                    if departing:
+                    if progress and departing:
                         bar.update(len(departing))
                     if next_arrival == n_arrivals and not heap:
                         if (reason := dispatcher.stuck()) is not None:
@@ -200,23 +215,20 @@ class Simulator:
             log.append((t, job_id, k, m.src, m.dst, job_id in migrated, m.operator))
         c = self.config.migration_cost
         per_event = self.config.pause_rule == "per-event"
-        records, heap = self._records, self._departures
+        ledger, heap = self._ledger, self._departures
         for job_id, rows in migrated.items():
-            rec = records[job_id]
-            rec.migrations += 1
-            rec.instance_moves += len(rows)
+            ledger.migrations[job_id] += 1
+            ledger.instance_moves[job_id] += len(rows)
             pause = c if per_event else c * len(rows)
             if pause > 0:
-                rec.pause += pause
-                rec.end += pause
-                rec.version += 1
-                heapq.heappush(heap, (rec.end, job_id, rec.version))
+                ledger.pause[job_id] += pause
+                ledger.end[job_id] += pause
+                ledger.version[job_id] += 1
+                heapq.heappush(heap, (ledger.end[job_id], job_id, ledger.version[job_id]))
 
     # --------------------------------------------------------------- helpers
     def _jobs_frame(self) -> pd.DataFrame:
-        rows = [job_row(r.job, r.start, r.end, r.migrations, r.instance_moves, r.pause)
-                for r in (self._records[job.job_id] for job in self.jobs)]
-        return pd.DataFrame(rows, columns=list(JOB_COLUMNS))
+        return number_frame(self._ledger.columns([job.job_id for job in self.jobs]))
 
     def _migrations_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self._migration_log, columns=list(MIGRATION_COLUMNS))
