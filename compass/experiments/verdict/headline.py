@@ -47,7 +47,7 @@ class Section:
     prefixes: tuple[str, ...]
 
 
-#: The rows, section 6 first. openb is the only REAL-trace comparison and no paper section.
+#: The rows, section 6 first; openb (REAL, like Venus) is no paper section.
 SECTIONS = (
     Section("6.1 Overall (Fig. 1)", "overall-best", ("overall-",)),
     Section("6.2 eta sweep (Fig. 2)", "eta-best", ("eta-",)),
