@@ -446,7 +446,6 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
         if not points:  # e.g. SIF at panel level on one-panel domains: not an empty plot
             ax.text(0.5, 0.5, "no value: not defined here", transform=ax.transAxes,
                     ha="center", va="center", fontsize=8, color="0.3")
-            ax.set_xticks([])
         for y, name in enumerate(names):
             for k, (value, (low, high)) in enumerate(zip(points.get(name, []),
                                                          spans.get(name, []))):
@@ -491,7 +490,9 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
             ax.set_xlim(min(held) / 1.4, max(held) * 1.4)
             label = label.replace("(s;", "(s, log axis;")
         ax.set_xlabel(textwrap.fill(label, 30) if "\n" not in label else label)
-        if ax.get_xscale() != "log":
+        if not points:  # an axis without a value carries no scale either
+            ax.set_xticks([])
+        elif ax.get_xscale() != "log":
             _compact_ticks(ax.xaxis)
         if c:
             ax.set_yticklabels([])

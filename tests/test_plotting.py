@@ -328,6 +328,9 @@ def test_a_panel_without_values_says_why_and_names_are_display_names():
     texts = [t.get_text() for t in fig.findobj(Text)]
     assert texts.count("no value: not defined here") == 1
     assert "COMPASS-ABS (hierarchical)" in texts and "compass-abs-hier" not in texts
+    empty = [ax for ax in fig.axes if any(t.get_text() == "no value: not defined here"
+                                          for t in ax.texts)]
+    assert len(empty) == 1 and list(empty[0].get_xticks()) == []  # no scale without a value
 
 
 def test_one_stalled_baseline_does_not_squash_the_others():
