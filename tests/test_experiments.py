@@ -126,6 +126,25 @@ def test_metric_means_carry_each_means_bootstrap_interval_over_its_samples():
     assert b1.loc["agu", ["ci_low", "ci_high"]].isna().all()  # no sample at all
 
 
+def test_a_figures_table_holds_the_intervals_it_draws():
+    """wide(): a figure's CSV carries each mean's interval beside it, column for column with
+    the long table; without intervals it is one column per metric, as before."""
+    runs = pd.concat([_values([("ref", a, j, u), ("b1", 0.5, 10.0 * d, 0.7)], day=d)
+                      for d, (a, j, u) in enumerate([(0.1, 100.0, 0.9), (0.3, 300.0, 0.5)])])
+    runs["trace"] = "gfs"
+    plain = A.wide(A.metric_means(runs, ["trace"]), ["trace"])
+    assert list(plain.columns) == ["trace", "scheduler", "afr", "ajct", "agu"]
+    long = A.metric_means(runs, ["trace"], intervals=True)
+    table = A.wide(long, ["trace"])
+    assert list(table.columns) == ["trace", "scheduler", *(f"{m}{end}" for m in A.METRICS
+                                   for end in ("", "_ci_low", "_ci_high"))]
+    assert table[["trace", "scheduler", *A.METRICS]].equals(plain)
+    for row in long.itertuples():
+        mine = table[table["scheduler"] == row.scheduler].iloc[0]
+        assert (mine[f"{row.metric}_ci_low"], mine[f"{row.metric}_ci_high"]) == (
+            row.ci_low, row.ci_high)
+
+
 def test_leads_pick_the_strongest_baseline_per_metric():
     values = _values([("ref", 0.01, 100.0, 0.95), ("b1", 0.05, 130.0, 0.90),
                       ("b2", 0.03, 150.0, 0.93), ("oracle", 0.0, 10.0, 1.0)])

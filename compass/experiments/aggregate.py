@@ -163,7 +163,16 @@ def ordered(frame: pd.DataFrame, column: str, order: Sequence[object]) -> pd.Dat
 
 
 def wide(means: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """One row per group and scheduler, one column per metric (from ``metric_means``)."""
-    table = means.pivot_table(index=[*by, "scheduler"], columns="metric", values="value",
-                              sort=False, dropna=False)
-    return table.reset_index().rename_axis(columns=None)
+    """One row per group and scheduler, one column per metric (from ``metric_means``);
+    where the means carry intervals, each metric's column is followed by
+    ``<metric>_ci_low`` and ``<metric>_ci_high``, so that a figure's table holds what it draws."""
+    ends = [c for c in ("ci_low", "ci_high") if c in means.columns]
+    table = means.pivot_table(index=[*by, "scheduler"], columns="metric",
+                              values=["value", *ends], sort=False, dropna=False)
+    metrics = list(dict.fromkeys(means["metric"]))
+    columns = {("value", m): m for m in metrics}
+    columns.update({(end, m): f"{m}_{end}" for end in ends for m in metrics})
+    order = [(kind, m) for m in metrics for kind in ("value", *ends)]
+    table = table.reindex(columns=order)
+    table.columns = [columns[c] for c in table.columns]
+    return table.reset_index()

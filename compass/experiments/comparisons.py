@@ -51,9 +51,11 @@ def eta_runs(res: Results) -> pd.DataFrame:
 
 
 def eta_sweep(res: Results) -> pd.DataFrame:
-    """Fig. 2: mean AFR, AJCT, AGU per eta and scheduler on the sweep's trace."""
+    """Fig. 2: mean AFR, AJCT, AGU per eta and scheduler on the sweep's trace, with each
+    mean's 95 % bootstrap interval over the samples (ci_low, ci_high)."""
     x = res.config.experiments
-    return ordered(metric_means(eta_runs(res), ["trace", "eta"]), "eta", sorted(x.etas))
+    return ordered(metric_means(eta_runs(res), ["trace", "eta"], intervals=True), "eta",
+                   sorted(x.etas))
 
 
 def cost_runs(res: Results) -> pd.DataFrame:

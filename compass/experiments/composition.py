@@ -80,8 +80,9 @@ def composition_runs(res: Results) -> pd.DataFrame:
 
 def composition(res: Results) -> pd.DataFrame:
     """Fig. 3: AFR, AJCT, AGU per day of ``figure_days`` and scheduler (mean over the day's
-    seeds), with a ``window`` label ("gfs day 26")."""
+    seeds, with its 95 % bootstrap interval over them: none from a single seed), with a
+    ``window`` label ("gfs day 26")."""
     chosen = figure_days(res)
-    means = metric_means(composition_runs(res), ["trace", "day"])
+    means = metric_means(composition_runs(res), ["trace", "day"], intervals=True)
     means.insert(0, "window", means["trace"] + " day " + means["day"].astype(str))
     return ordered(means, "window", list(chosen["trace"] + " day " + chosen["day"].astype(str)))
