@@ -52,7 +52,7 @@ NOTEBOOKS: dict[str, Products] = {
                 "interval (n in each column's title), beside the values the paper states (an "
                 "arrow at the edge where a stated value lies beyond the axis). The figure's title "
                 "names the data (SYNTHETIC or real) and the profile; the CSV holds the plotted "
-                "means."),
+                "means and their intervals."),
             "fig1_leads": (
                 "Section 6.1, Fig. 1's leads: COMPASS-ABS's lead over the strongest baseline per "
                 "trace and metric, as a share of that baseline's mean, with its 95 % paired "
@@ -72,8 +72,9 @@ NOTEBOOKS: dict[str, Products] = {
         captions={
             "fig2_eta_sweep": (
                 "Section 6.2, Fig. 2: AFR, AJCT and AGU of every scheduler against the sizing "
-                "level eta (contended at 0.85, loose at 0.95), mean over the day samples; the CSV "
-                "holds the plotted values."),
+                "level eta (contended at 0.85, loose at 0.95), mean over the day samples with its "
+                "95 % bootstrap interval (n in each column's title); the CSV holds the plotted "
+                "values and intervals."),
         }),
     "03_composition": Products(
         category="6.3 Composition (Table 2, Fig. 3)",
@@ -82,8 +83,9 @@ NOTEBOOKS: dict[str, Products] = {
         captions={
             "fig3_composition": (
                 "Section 6.3, Fig. 3: robustness to workload composition: every scheduler's "
-                "metrics on the three days of Table 2, one replay per day; the CSV holds the "
-                "plotted values."),
+                "metrics on the three days of Table 2, mean over each day's seeds with its 95 % "
+                "bootstrap interval (none where a REAL day is one replay; n in each column's "
+                "title); the CSV holds the plotted values and intervals."),
             "table2_composition": (
                 "Section 6.3, Table 2: the three most different days, chosen by code (the triple "
                 "maximising the smallest pairwise L1 distance of their instance-class "
