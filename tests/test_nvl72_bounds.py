@@ -33,8 +33,8 @@ def _table() -> pd.DataFrame:
 def test_the_bounds_follow_from_each_platforms_domains_and_panels():
     bounds = theorem2_bounds(_table())
     assert {key: value for key, (value, _) in bounds.items()} == pytest.approx(HAND)
-    assert bounds[("8x9", "sif_gpu")][1] == "Thm 2 (COMPASS-ABS): 2/N_p = 2/72 = 0.0278"
-    assert bounds[("K=2", "sif_panel")][1] == "Thm 2 (COMPASS-ABS): 2/D = 2/9 = 0.222"
+    assert bounds[("8x9", "sif_gpu")][1] == "Thm 2 (COMPASS-ABS): 2/72 = 0.0278"
+    assert bounds[("K=2", "sif_panel")][1] == "Thm 2 (COMPASS-ABS): 2/9 = 0.222"
 
 
 def test_the_figure_draws_each_bound_on_its_panel():

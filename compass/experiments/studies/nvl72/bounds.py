@@ -25,9 +25,9 @@ def theorem2_bounds(table: pd.DataFrame) -> dict[tuple[str, str], tuple[float, s
     for row in table[["platform", "domains", "panels"]].drop_duplicates().itertuples():
         panels = int(row.domains) * int(row.panels)
         bounds[(row.platform, "sif_gpu")] = (
-            EXCESS / panels, f"Thm 2 (COMPASS-ABS): 2/N_p = 2/{panels} = {EXCESS / panels:.3g}")
+            EXCESS / panels, f"Thm 2 (COMPASS-ABS): 2/{panels} = {EXCESS / panels:.3g}")
         if row.panels > 1:
             bounds[(row.platform, "sif_panel")] = (
                 EXCESS / row.domains,
-                f"Thm 2 (COMPASS-ABS): 2/D = 2/{row.domains} = {EXCESS / row.domains:.3g}")
+                f"Thm 2 (COMPASS-ABS): 2/{row.domains} = {EXCESS / row.domains:.3g}")
     return bounds
