@@ -32,7 +32,10 @@ run() {
   shift
   rm -rf "$OUT"
   if [ "$mode" = slurm ]; then
+    # status checks 1 s after submission and every 2 s after (the plugin's defaults, 40 s
+    # and 10 s, left a one-node cluster idle most of the run: the smoke plan is a chain)
     executor=(--executor slurm --slurm-status-command squeue --jobs 20
+              --slurm-init-seconds-before-status-checks 1 --seconds-between-status-checks 2
               --default-resources slurm_partition=ci)
   else
     executor=(--executor cluster-generic --jobs "$(nproc)" --default-resources tmpdir=system_tmpdir
