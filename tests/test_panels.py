@@ -15,7 +15,13 @@ import pytest
 from hypothesis import given, settings
 
 from compass.oracle.fragmentation import InfeasiblePacking, domain_layout
-from compass.oracle.panels import PANEL_GPUS, domain_panels, has_panel_layout, instance_panels
+from compass.oracle.panels import (
+    PANEL_GPUS,
+    domain_panels,
+    has_panel_layout,
+    instance_panels,
+    multi_panels,
+)
 
 
 def _brute(sizes: tuple[int, ...], panels: int) -> bool:
@@ -84,3 +90,9 @@ def test_imports_neither_the_oracle_nor_scipy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "['compass.oracle', 'compass.oracle.panels']"
+
+
+def test_multi_panels_is_k_only_where_nodes_are_domains_of_several_panels():
+    """eq. 22: G = 8K with K > 1; an 8-GPU node is one panel, and a G not a multiple of 8 has
+    no panels, so neither needs the panel rules."""
+    assert [multi_panels(G) for G in (4, 8, 12, 16, 24, 72)] == [None, None, None, 2, 3, 9]

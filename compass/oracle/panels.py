@@ -21,6 +21,13 @@ def domain_panels(gpus_per_node: int) -> int | None:
     return gpus_per_node // PANEL_GPUS if gpus_per_node % PANEL_GPUS == 0 else None
 
 
+def multi_panels(gpus_per_node: int) -> int | None:
+    """K where nodes of ``gpus_per_node`` GPUs are NVLink domains of K > 1 panels (G = 8K,
+    eq. 22), else None: where panels matter to placement and fragmentation at all."""
+    panels = domain_panels(gpus_per_node)
+    return panels if panels is not None and panels > 1 else None
+
+
 def instance_panels(g: int) -> int:
     """Panel demand p = g / 8 of a multi-panel instance (g = 8p, p >= 2; appendix D.1).
 

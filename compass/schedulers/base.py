@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 
 from compass.cluster import ClusterState
 from compass.model import InstanceKey, Job
-from compass.oracle.panels import domain_panels, has_panel_layout
+from compass.oracle.panels import has_panel_layout, multi_panels
 
 #: The operators that issue migrations, by scheduler: COMPASS-ABS's Place (filler draws),
 #: Remove (a departed filler's replacement), stray re-homing, the three BestFitDrain passes of
@@ -238,8 +238,8 @@ class PanelFit:
 def panel_fit(state: ClusterState, g: int) -> PanelFit | None:
     """The panel test for g-GPU instances on ``state``, or None where nodes are not
     multi-panel domains (G = 8K with K > 1, eq. 22): then any node with f_n >= g fits."""
-    panels = domain_panels(state.gpus_per_node)
-    return PanelFit(state, g, panels) if panels is not None and panels > 1 else None
+    panels = multi_panels(state.gpus_per_node)
+    return PanelFit(state, g, panels) if panels is not None else None
 
 
 class PanelOverlay:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compass.cluster import ClusterState
 from compass.model import Job
-from compass.oracle.panels import PANEL_GPUS, domain_panels
+from compass.oracle.panels import PANEL_GPUS, multi_panels
 from compass.schedulers.base import Placement, Scheduler, fill_in_order
 from compass.schedulers.registry import register
 
@@ -26,7 +26,7 @@ def best_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | None
     the worst case.
     """
     G = state.gpus_per_node
-    if G > PANEL_GPUS and _multi_panel(G):  # K > 1 needs G = 8K >= 16
+    if G > PANEL_GPUS and multi_panels(G):  # K > 1 needs G = 8K >= 16: one comparison first
         if state.instance_capacity(g) < w:
             return None
         return fill_in_order(state, g, w, state.iter_nodes_by_free(g))
@@ -46,12 +46,6 @@ def best_fit_gang(state: ClusterState, g: int, w: int) -> tuple[int, ...] | None
             nodes += [n] * per
             w -= per
     return None  # fewer than w instances of g fit (the capacity, sum floor(f / g), < w)
-
-
-def _multi_panel(gpus_per_node: int) -> bool:
-    """Whether nodes of ``gpus_per_node`` GPUs are NVLink domains of K > 1 panels."""
-    panels = domain_panels(gpus_per_node)
-    return panels is not None and panels > 1
 
 
 @register

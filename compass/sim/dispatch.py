@@ -18,7 +18,7 @@ from itertools import islice
 
 from compass.cluster import ClusterState, PlacementError
 from compass.model import InstanceKey, Job
-from compass.oracle.panels import PANEL_GPUS, domain_panels, instance_panels
+from compass.oracle.panels import PANEL_GPUS, instance_panels, multi_panels
 from compass.schedulers.base import Move, Placement, Scheduler
 
 
@@ -33,12 +33,11 @@ class UnfitJob(ValueError):
 def check_jobs_fit(jobs: Sequence[Job], nodes: int, gpus_per_node: int) -> None:
     """Raise ``UnfitJob`` for the first job an empty cluster cannot hold, counting panels on
     K > 1 domains (a domain holds K floor(8/g) sub-panel or floor(K/p) 8p-GPU instances)."""
-    panels = domain_panels(gpus_per_node)
-    multi_panel = panels is not None and panels > 1
+    panels = multi_panels(gpus_per_node)
     for job in jobs:
         g = job.gpus_per_instance
         per_node = gpus_per_node // g if 1 <= g <= gpus_per_node else 0
-        if multi_panel and per_node:
+        if panels is not None and per_node:
             try:
                 p = instance_panels(g)
             except ValueError as err:

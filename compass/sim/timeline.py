@@ -27,7 +27,7 @@ from compass.oracle.fragmentation import (
     domain_layout,
     state_phi_star,
 )
-from compass.oracle.panels import domain_panels
+from compass.oracle.panels import multi_panels
 from compass.sim.records import PANEL_COLUMNS, TIMELINE_COLUMNS, column
 
 
@@ -57,9 +57,8 @@ class TimelineRecorder:
 
     def __init__(self, state: ClusterState) -> None:
         self.state = state
-        panels = domain_panels(state.gpus_per_node)
         #: K > 1: nodes are NVLink domains of K panels (appendix D); else None
-        self.panels = panels if panels is not None and panels > 1 else None
+        self.panels = multi_panels(state.gpus_per_node)
         self._times: list[float] = []
         self._queued: list[int] = []
         self._head: list[int] = []
