@@ -169,10 +169,7 @@ def wide(means: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     ends = [c for c in ("ci_low", "ci_high") if c in means.columns]
     table = means.pivot_table(index=[*by, "scheduler"], columns="metric",
                               values=["value", *ends], sort=False, dropna=False)
-    metrics = list(dict.fromkeys(means["metric"]))
-    columns = {("value", m): m for m in metrics}
-    columns.update({(end, m): f"{m}_{end}" for end in ends for m in metrics})
-    order = [(kind, m) for m in metrics for kind in ("value", *ends)]
+    order = [(kind, m) for m in dict.fromkeys(means["metric"]) for kind in ("value", *ends)]
     table = table.reindex(columns=order)
-    table.columns = [columns[c] for c in table.columns]
+    table.columns = [m if kind == "value" else f"{m}_{kind}" for kind, m in order]
     return table.reset_index()
