@@ -509,7 +509,8 @@ def dot_grid(means: pd.DataFrame, col: str, title: str, data: str,
              else str(stages[0])] if stage else []
     if intervals:
         notes.append("bars: 95 % percentile-bootstrap interval of each mean over its samples "
-                     "(n in the column's title)")
+                     "(n in the column's title); unpaired, so bars that overlap are no tie: "
+                     "the claims judge the paired differences over the same samples")
     notes += [note] if note else []
     if notes:
         fig.text(0.5, 0.0, textwrap.fill("; ".join(notes), max(80, int(fig.get_figwidth() * 14))),

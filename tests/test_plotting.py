@@ -432,6 +432,8 @@ def test_every_dot_carries_its_interval_and_the_axis_holds_them_and_the_paper_ma
     assert len([c for c in fig.axes[0].collections if c.get_label() == P.PAPER]) == 1
     assert fig.axes[0].get_title() == "Phys-Mix (n = 4-5)"  # FFT's AGU over 4 samples
     assert any("95 %" in t.get_text() for t in fig.texts)
+    # unpaired bars: the note says that an overlap is no tie (the claims pair the samples)
+    assert any("overlap are no tie" in " ".join(t.get_text().split()) for t in fig.texts)
 
 
 def test_a_stated_value_no_measure_can_take_is_an_arrow_at_the_edge_with_its_value():
